@@ -1,0 +1,80 @@
+"""How a report cites, and how its claims are read back: one place for both sides.
+
+A claim is a sentence of the report's body (before Conflicts / Unresolved /
+References); its citations are the `[n]` markers it carries.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from grounded_research.facts import checkable_content, contains_content
+from grounded_research.selection.chunking import sentences
+from grounded_research.state import Evidence, Verdict
+
+CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+NON_CLAIM_SECTIONS = re.compile(
+    r"^#{1,6}\s*(?:unresolved|references|sources|reprints|未解决|参考|来源|转载)", re.I | re.M
+)
+_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)|[*_`“”\"]")
+
+
+@dataclass(frozen=True)
+class ReportClaim:
+    text: str  # without markup and citation markers
+    citations: list[int]
+
+
+def cite(numbers: list[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def split_claims(report: str) -> list[ReportClaim]:
+    """The sentences of the report's body that state something, with their citations."""
+    cut = NON_CLAIM_SECTIONS.search(report)
+    body = report[: cut.start()] if cut else report
+    claims: list[ReportClaim] = []
+    for line in body.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        for start, end in sentences(line):
+            sentence = line[start:end]
+            numbers = [
+                int(n) for group in CITATION.findall(sentence) for n in re.split(r"[,;]", group)
+            ]
+            text = _MARKUP.sub("", CITATION.sub("", sentence)).strip(" :")
+            if not text and numbers and claims:
+                # "… end of a quote.” [3]": the marker belongs to the sentence before it
+                last = claims[-1]
+                claims[-1] = ReportClaim(last.text, last.citations + numbers)
+            elif len(text.split()) >= 3 or len(text) >= 12:
+                claims.append(ReportClaim(text, numbers))
+    return claims
+
+
+def judge(claim_text: str, cited: list[Evidence]) -> tuple[Verdict, str]:
+    """Extractive check: verbatim inside a cited passage is supported; its checkable
+    content (numbers, names) all inside one is partial; anything else unsupported."""
+    if not cited:
+        return "unsupported", "no citation"
+    wanted = normalize(claim_text)
+    if any(wanted in normalize(e.text) for e in cited):
+        return "supported", "verbatim in cited evidence"
+    content = checkable_content(claim_text)
+    if content and any(contains_content(e.text, content) for e in cited):
+        return "partial", "numbers and names found in cited evidence, wording differs"
+    return "unsupported", "not found in cited evidence"
+
+
+def citation_valid(claim_text: str, evidence: Evidence) -> bool:
+    """The evaluation's rule: the evidence holds every number, date and named term of the
+    sentence (or, when it has none, the sentence itself)."""
+    content = checkable_content(claim_text)
+    if not content:
+        return normalize(claim_text) in normalize(evidence.text)
+    return contains_content(evidence.text, content)

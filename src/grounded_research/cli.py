@@ -1,0 +1,216 @@
+"""`grounded-research QUESTION --corpus DIR`: progress on stderr, the report on stdout
+(or `--out`), the evidence table in `--evidence`.
+
+Exit codes: 0 report written, 2 no sources found, 64 bad input, 1 anything else (and
+then whatever was gathered is still written to `--evidence`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from grounded_research.api import ResearchResult
+from grounded_research.configuration import Context
+from grounded_research.errors import ConfigurationError, GroundedResearchError, InputError
+
+EXIT_NO_SOURCES = 2
+stderr = Console(stderr=True, highlight=False)
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.command(help="Research QUESTION and write a report whose every statement cites its source.")
+def run(
+    question: Annotated[str, typer.Argument(help="The question to research.")],
+    corpus: Annotated[
+        str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
+    ] = "",
+    out: Annotated[Path | None, typer.Option(help="Write the report here, not to stdout.")] = None,
+    evidence: Annotated[
+        Path | None, typer.Option(help="Write the evidence table (JSON) here.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
+    ] = False,
+    max_rounds: Annotated[int | None, typer.Option(help="Re-search rounds for gaps.")] = None,
+    max_sub_questions: Annotated[int | None, typer.Option()] = None,
+    results_per_query: Annotated[int | None, typer.Option()] = None,
+    token_budget: Annotated[int | None, typer.Option()] = None,
+    min_sources: Annotated[
+        int | None, typer.Option(help="Independent sources required per sub-question.")
+    ] = None,
+    retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
+    model: Annotated[str | None, typer.Option(help="'extractive' (offline default).")] = None,
+    cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    try:
+        context = context_from_options(
+            corpus=corpus or None,
+            max_rounds=max_rounds,
+            max_sub_questions=max_sub_questions,
+            results_per_query=results_per_query,
+            token_budget=token_budget,
+            min_independent_sources=min_sources,
+            retrievers=retriever,
+            model=model,
+            cache_dir=cache_dir,
+        )
+        check_question(question)
+        check_corpus(context)
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+
+    partial: dict[str, Any] = {"question": question}
+    try:
+        asyncio.run(stream_run(question, context, partial, quiet))
+    except KeyboardInterrupt:
+        save_partial(partial, evidence, "interrupted")
+        fail("interrupted", 130)
+    except GroundedResearchError as error:
+        save_partial(partial, evidence, str(error))
+        fail(str(error), error.exit_code)
+    except Exception as error:  # unexpected: keep what was gathered, say where it is
+        kept = save_partial(partial, evidence, f"{type(error).__name__}: {error}")
+        fail(f"run failed: {type(error).__name__}: {error}{kept}", 1)
+
+    result = ResearchResult.from_state(partial)
+    if evidence is not None:
+        evidence.write_text(result.to_json() + "\n", encoding="utf-8")
+    if result.status == "no_sources":
+        fail(f"no sources found for {question!r}: no report written", EXIT_NO_SOURCES)
+    if json_output:
+        typer.echo(result.to_json())
+    elif out is not None:
+        out.write_text(result.report, encoding="utf-8")
+    else:
+        typer.echo(result.report)
+    if not quiet:
+        print_summary(result, out, evidence)
+
+
+def context_from_options(**options: Any) -> Context:
+    context = Context.from_mapping(options)
+    if context.model != "extractive":
+        raise ConfigurationError(
+            f"unknown model {context.model!r}: this version runs 'extractive' (no LLM) only"
+        )
+    return context
+
+
+def check_question(question: str) -> None:
+    if not question.strip():
+        raise InputError("the question is empty")
+
+
+def check_corpus(context: Context) -> None:
+    if "local" not in context.retriever_names:
+        return
+    if not context.corpus:
+        raise InputError("no corpus given: pass --corpus DIR (a folder or a .jsonl file)")
+    path = Path(context.corpus).expanduser()
+    if not path.exists():
+        raise InputError(f"corpus not found: {context.corpus}")
+    if path.is_file() and path.suffix.lower() != ".jsonl":
+        raise InputError(f"corpus must be a folder or a .jsonl file: {context.corpus}")
+
+
+async def stream_run(question: str, context: Context, latest: dict[str, Any], quiet: bool) -> None:
+    """Run the graph, printing each step as it finishes and keeping the latest state in
+    `latest`, so that a failure part-way still leaves everything gathered so far."""
+    from grounded_research.graph import graph
+    from grounded_research.state import InputState
+
+    async for mode, chunk in graph.astream(
+        InputState(question=question), context=context, stream_mode=["updates", "values"]
+    ):
+        if mode == "values":
+            latest.update(cast(dict[str, Any], chunk))
+        elif not quiet:
+            for node, update in cast(dict[str, Any], chunk).items():
+                stderr.print(f"[dim]·[/dim] {node}: {describe(node, update or {})}")
+
+
+def describe(node: str, update: dict[str, Any]) -> str:
+    if node in ("initial_search", "research"):
+        failed = sum(1 for s in update.get("sources", {}).values() if s.status != "fetched")
+        text = (
+            f"{len(update.get('evidence', {}))} passages from "
+            f"{len(update.get('sources', {})) - failed} sources"
+        )
+        return text + (f", {failed} unreadable" if failed else "")
+    if node == "planner":
+        return "; ".join(sq.text for sq in update.get("sub_questions", []))
+    if node == "select_context":
+        count = sum(len(ids) for ids in update.get("context", {}).values())
+        return f"{count} passages selected"
+    if node == "check_gaps":
+        gaps = update.get("gaps", [])
+        final = " (final: unresolved)" if "unresolved" in update else ""
+        return f"{len(gaps)} gaps{final}"
+    if node == "verify_citations":
+        claims = update.get("claims", [])
+        supported = sum(1 for c in claims if c.verdict == "supported")
+        return f"{supported}/{len(claims)} claims supported by their citations"
+    return "done"
+
+
+def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> str:
+    if evidence is None or len(partial) <= 1:
+        return ""
+    try:
+        result = ResearchResult.from_state({"status": "pending", "report": "", **partial})
+        table = result.evidence_table()
+        table["error"] = error
+        evidence.write_text(json.dumps(table, ensure_ascii=False, indent=2) + "\n", "utf-8")
+        return f" (what was gathered is in {evidence})"
+    except Exception:
+        return ""
+
+
+def print_summary(result: ResearchResult, out: Path | None, evidence: Path | None) -> None:
+    usage = result.usage
+    statuses: dict[str, int] = {}
+    for source in result.sources.values():
+        statuses[source.status] = statuses.get(source.status, 0) + 1
+    verdicts: dict[str, int] = {}
+    for claim in result.claims:
+        verdicts[claim.verdict] = verdicts.get(claim.verdict, 0) + 1
+    table = Table(title="usage", show_header=False, title_justify="left")
+    table.add_row("sources", ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) or "0")
+    table.add_row("evidence", f"{len(result.evidence)} passages, {len(result.references)} cited")
+    table.add_row("claims", ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "0")
+    table.add_row("unresolved", str(len(result.unresolved)))
+    table.add_row("search calls", str(usage.search_calls))
+    table.add_row("LLM calls", f"{usage.llm_calls} ({usage.tokens_in} in, {usage.tokens_out} out)")
+    table.add_row("seconds", f"{sum(usage.seconds.values()):.2f} in nodes")
+    for warning in result.warnings:
+        table.add_row("warning", warning)
+    if out is not None:
+        table.add_row("report", str(out))
+    if evidence is not None:
+        table.add_row("evidence table", str(evidence))
+    stderr.print(table)
+
+
+def fail(message: str, code: int) -> None:
+    stderr.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Entry point: `grounded-research eval …` runs the evaluation, anything else a run."""
+    if len(sys.argv) > 1 and sys.argv[1] == "eval":
+        from grounded_research.evaluation.cli import app as eval_app
+
+        eval_app(args=sys.argv[2:], prog_name="grounded-research eval")
+        return
+    app(prog_name="grounded-research")

@@ -1,0 +1,187 @@
+"""What a sentence asserts that can be checked: quantities, years, status, named terms.
+
+The rule-based gap checker compares these across sources, the extractive writer
+prefers sentences that hold them, and the verifier and the evaluation check that a
+cited passage holds the same ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NUMBER = r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_UNIT = (
+    r"(wh/kg|wh/l|kwh|mwh|gwh|twh|wh|kw|mw|gw|w|%|percent|per cent|km|miles|mi|kg|tons|tonnes|"
+    r"cycles|minutes|min|hours|h|volts|v|mah|ah|gwh/year|billion|million|瓦时/公斤|瓦时|千瓦时|吉瓦时|"
+    r"公里|次|分钟|亿元|万辆|%)"
+)
+_UNIT_WORD = re.compile(_UNIT + r"|usd|eur|gbp|cny|rmb", re.IGNORECASE)
+_QUANTITY = re.compile(_NUMBER + r"\s*" + _UNIT + r"(?![a-z])", re.IGNORECASE)
+_MONEY = re.compile(r"([$€£¥])\s?(\d+(?:[.,]\d+)?)\s*(billion|million|bn|m)?", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
+_FULL_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_NAMED = re.compile(
+    r"\b(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+(?:[-\s][A-Z][a-z]+)*|[A-Za-z]+-?\d+[A-Za-z\d-]*)\b"
+)
+_STATUS = {
+    "planned": re.compile(
+        r"\b(?:will (?:begin|start|ship|deliver|launch|enter|reach|be)|plans? to|planned|"
+        r"expects? to|expected to|aims? to|scheduled|targets?|on track to)\b|计划|预计|将于|将在",
+        re.IGNORECASE,
+    ),
+    "done": re.compile(
+        r"\b(?:shipped|has delivered|have delivered|delivered|launched|began (?:series )?"
+        r"production|started (?:series )?production|entered (?:series )?production|"
+        r"in series production|now ships|is shipping)\b|已经|已于|已开始|已交付|已量产",
+        re.IGNORECASE,
+    ),
+    "delayed": re.compile(
+        r"\b(?:delayed|postponed|slipped|pushed back|not yet|has not|have not|hasn't|haven't|"
+        r"yet to|behind schedule)\b|推迟|延期|尚未|未能",
+        re.IGNORECASE,
+    ),
+    "cancelled": re.compile(r"\b(?:cancell?ed|abandoned|scrapped|halted)\b|取消|放弃", re.I),
+}
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|without|cannot|can't|isn't|aren't|wasn't|weren't|"
+    r"hasn't|haven't|hadn't|doesn't|don't|didn't|won't)\b|尚未|没有|未|不",
+    re.IGNORECASE,
+)
+_SENTENCE_START_WORDS = frozenset(
+    [
+        "The",
+        "A",
+        "An",
+        "In",
+        "On",
+        "At",
+        "By",
+        "For",
+        "From",
+        "It",
+        "Its",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "However",
+        "But",
+        "And",
+        "Or",
+        "As",
+        "If",
+        "When",
+        "While",
+        "After",
+        "Before",
+        "According",
+        "Since",
+        "Unlike",
+        "Although",
+        "Also",
+        "Published",
+        "Updated",
+        "Date",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    unit: str
+    text: str
+
+
+def quantities(sentence: str) -> list[Quantity]:
+    found: list[Quantity] = []
+    for match in _QUANTITY.finditer(sentence):
+        unit = match.group(2).lower().replace("per cent", "%").replace("percent", "%")
+        found.append(Quantity(_to_float(match.group(1)), unit, match.group(0)))
+    for match in _MONEY.finditer(sentence):
+        scale = (match.group(3) or "").lower()[:1]
+        unit = match.group(1) + {"b": " billion", "m": " million"}.get(scale, "")
+        found.append(Quantity(_to_float(match.group(2)), unit, match.group(0)))
+    return found
+
+
+def years(sentence: str, in_full_dates: bool = True) -> list[int]:
+    """Years named in the sentence; `in_full_dates=False` skips those inside a full date
+    such as 2024-05-21, which usually dates the text rather than an event."""
+    if not in_full_dates:
+        sentence = _FULL_DATE.sub(" ", sentence)
+    return [int(y) for y in _YEAR.findall(sentence)]
+
+
+def statuses(sentence: str) -> set[str]:
+    return {name for name, pattern in _STATUS.items() if pattern.search(sentence)}
+
+
+def is_negated(sentence: str) -> bool:
+    return _NEGATION.search(sentence) is not None
+
+
+def named_terms(sentence: str) -> set[str]:
+    """Names and product codes ("Aurora", "A1", "QuantumScape"), not sentence-initial
+    function words, years or units."""
+    terms: set[str] = set()
+    for match in _NAMED.finditer(sentence):
+        for word in match.group(0).split():
+            word = word.strip("'’")
+            if (
+                word not in _SENTENCE_START_WORDS
+                and not _YEAR.fullmatch(word)
+                and not _UNIT_WORD.fullmatch(word)
+            ):
+                terms.add(word.lower().removesuffix("'s").removesuffix("’s"))
+    return terms
+
+
+_PHRASE = re.compile(
+    r"[A-Z][\w'’.&-]*(?:[ \t]+(?:of|the|and|de|da|von|van|for|&)?[ \t]*[A-Z][\w'’.&-]*)*"
+)
+_MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?$", re.IGNORECASE)
+
+
+def name_phrases(text: str) -> list[str]:
+    """Multi-word names as written ("Shirley Temple", "Aurora A1"), in order of first
+    appearance; sentence-initial function words, months and bylines left out."""
+    found: list[str] = []
+    for match in _PHRASE.finditer(text):
+        parts = match.group(0).strip(" .,'’").split()
+        while parts and (
+            parts[0] in _SENTENCE_START_WORDS
+            or _MONTH.match(parts[0])
+            or parts[0] in {"By", "Source", "Photo"}
+        ):
+            parts = parts[1:]
+        while parts and (_MONTH.match(parts[-1]) or parts[-1].lower() in {"of", "the", "and"}):
+            parts = parts[:-1]
+        phrase = " ".join(parts).strip(" .,")
+        if len(phrase) > 2 and phrase not in found:
+            found.append(phrase)
+    return found
+
+
+def names_as_written(names: set[str], sentence: str) -> str:
+    """The given (lower-cased) names in the sentence's own spelling and order."""
+    words = [w.strip(".,;:'’\"()").removesuffix("'s").removesuffix("’s") for w in sentence.split()]
+    ordered = [w for w in dict.fromkeys(words) if w.lower() in names]
+    return " ".join(ordered) or " ".join(sorted(names))
+
+
+def checkable_content(sentence: str) -> set[str]:
+    """Numbers (as written, commas dropped) and named terms: what a citation must hold."""
+    numbers = {n.replace(",", "") for n in re.findall(r"\d[\d,]*(?:\.\d+)?", sentence)}
+    return numbers | named_terms(sentence)
+
+
+def contains_content(evidence_text: str, content: set[str]) -> bool:
+    """Whether every checkable item appears in the evidence (case-insensitive)."""
+    haystack = evidence_text.lower().replace(",", "")
+    return all(item.lower() in haystack for item in content)
+
+
+def _to_float(number: str) -> float:
+    return float(number.replace(",", ""))

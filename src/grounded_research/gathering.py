@@ -1,0 +1,115 @@
+"""Searching for one sub-question: what `initial_search` and `research` share.
+
+Every retriever is asked every query concurrently; a retriever that fails is recorded
+as a warning and the others go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from grounded_research.retrieval.base import Retriever, SearchHit
+from grounded_research.state import Evidence, Source, SubQuestion, Usage, searched_key
+
+
+@dataclass
+class Gathered:
+    sources: dict[str, Source] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+    searched: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    search_calls: int = 0
+
+    def update(self, node: str, started: float) -> dict[str, object]:
+        """The state update for a node that gathered this."""
+        return {
+            "sources": self.sources,
+            "evidence": self.evidence,
+            "searched": self.searched,
+            "warnings": self.warnings,
+            "usage": Usage(
+                search_calls=self.search_calls,
+                seconds={node: round(time.perf_counter() - started, 4)},
+            ),
+        }
+
+
+def source_id(origin: str, location: str) -> str:
+    return "src-" + hashlib.sha1(f"{origin}:{location}".encode()).hexdigest()[:12]
+
+
+def evidence_id(sub_question_id: str, source: str, start: int, end: int) -> str:
+    return (
+        "ev-" + hashlib.sha1(f"{sub_question_id}|{source}|{start}|{end}".encode()).hexdigest()[:12]
+    )
+
+
+async def gather(
+    retrievers: list[Retriever],
+    sub_question: SubQuestion,
+    queries: list[str],
+    k: int,
+    round_number: int,
+) -> Gathered:
+    gathered = Gathered()
+    calls = [(retriever, query) for query in queries for retriever in retrievers]
+    results = await asyncio.gather(
+        *(retriever.search(query, k) for retriever, query in calls), return_exceptions=True
+    )
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    for (retriever, query), result in zip(calls, results, strict=True):
+        gathered.search_calls += 1
+        if isinstance(result, BaseException):
+            gathered.warnings.append(
+                f"{retriever.name} search failed for {query!r}: {type(result).__name__}: {result}"
+            )
+            continue
+        best = max((hit.score for hit in result), default=0.0) or 1.0
+        for hit in result:
+            _record(gathered, hit, hit.score / best, sub_question, query, round_number, now)
+    gathered.searched = [searched_key(sub_question.id, query) for query in queries]
+    return gathered
+
+
+def _record(
+    gathered: Gathered,
+    hit: SearchHit,
+    score: float,
+    sub_question: SubQuestion,
+    query: str,
+    round_number: int,
+    now: str,
+) -> None:
+    source = source_id(hit.origin, hit.location)
+    gathered.sources.setdefault(
+        source,
+        Source(
+            id=source,
+            location=hit.location,
+            title=hit.title,
+            status="fetched",
+            origin=hit.origin,
+            sha256=hit.sha256,
+            published=hit.published,
+            retrieved_at=now,
+        ),
+    )
+    record_id = evidence_id(sub_question.id, source, hit.start, hit.end)
+    known = gathered.evidence.get(record_id)
+    if known is None or score > known.score:
+        gathered.evidence[record_id] = Evidence(
+            id=record_id,
+            source_id=source,
+            sub_question_id=sub_question.id,
+            text=hit.text,
+            start=hit.start,
+            end=hit.end,
+            score=round(score, 4),
+            strategy="bm25",
+            round=round_number,
+            query=query,
+        )

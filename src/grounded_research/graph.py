@@ -1,0 +1,63 @@
+"""The research graph, whole: plan, research in parallel, select, check for gaps and
+re-search only those, then write and verify."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from grounded_research.configuration import Context, get_context
+from grounded_research.nodes.check_gaps import check_gaps, next_research
+from grounded_research.nodes.initial_search import initial_search
+from grounded_research.nodes.planner import planner
+from grounded_research.nodes.research import research
+from grounded_research.nodes.select_context import select_context
+from grounded_research.nodes.verify_citations import verify_citations
+from grounded_research.nodes.write_report import write_report
+from grounded_research.state import InputState, OutputState, ResearchTask, State, searched_key
+
+
+def research_each_sub_question(state: State) -> list[Send] | Literal["select_context"]:
+    """Sub-questions whose queries the initial search already ran need no branch."""
+    done = set(state.searched)
+    sends = [
+        Send("research", ResearchTask(sub_question=sq, queries=queries, round=0))
+        for sq in state.sub_questions
+        if (queries := [q for q in sq.queries if searched_key(sq.id, q) not in done])
+    ]
+    return sends or "select_context"
+
+
+def research_gaps_or_write(
+    state: State, runtime: Runtime[Context]
+) -> list[Send] | Literal["write_report"]:
+    tasks = next_research(
+        state.sub_questions, state.open_gaps(), state.searched, state.round, get_context(runtime)
+    )
+    return [Send("research", task) for task in tasks] or "write_report"
+
+
+builder = StateGraph(
+    State, input_schema=InputState, output_schema=OutputState, context_schema=Context
+)
+builder.add_node(initial_search)
+builder.add_node(planner)
+builder.add_node(research, input_schema=ResearchTask)  # type: ignore[call-overload]
+builder.add_node(select_context)
+builder.add_node(check_gaps)
+builder.add_node(write_report)
+builder.add_node(verify_citations)
+
+builder.add_edge(START, "initial_search")
+builder.add_edge("initial_search", "planner")
+builder.add_conditional_edges("planner", research_each_sub_question, ["research", "select_context"])
+builder.add_edge("research", "select_context")
+builder.add_edge("select_context", "check_gaps")
+builder.add_conditional_edges("check_gaps", research_gaps_or_write, ["research", "write_report"])
+builder.add_edge("write_report", "verify_citations")
+builder.add_edge("verify_citations", END)
+
+graph = builder.compile(name="researcher")

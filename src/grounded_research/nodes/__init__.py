@@ -1,0 +1,1 @@
+"""One module per step of the graph."""

@@ -1,0 +1,42 @@
+"""Search the question as asked: its results feed the planner and are evidence too."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from grounded_research.configuration import Context, get_context
+from grounded_research.errors import InputError
+from grounded_research.gathering import gather, source_id
+from grounded_research.retrieval.registry import build_retrievers
+from grounded_research.state import Source, State, SubQuestion
+
+WHOLE_QUESTION_ID = "q0"
+
+
+async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    started = time.perf_counter()
+    question = " ".join(state.question.split())
+    if not question:
+        raise InputError("the question is empty")
+    context = get_context(runtime)
+    retrievers = build_retrievers(context, refresh=True)
+
+    whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
+    gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)
+
+    for retriever in retrievers:
+        for problem in retriever.problems():
+            failed = Source(
+                id=source_id(problem.origin, problem.location),
+                location=problem.location,
+                status="failed" if problem.status == "failed" else "blocked",
+                origin=problem.origin,
+                error=problem.error,
+            )
+            gathered.sources[failed.id] = failed
+    update = gathered.update("initial_search", started)
+    update["sub_questions"] = [whole]
+    return update

@@ -1,0 +1,26 @@
+"""One branch per sub-question: search every retriever with the branch's queries and
+return the passages found as candidate evidence, each with its source."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from grounded_research.configuration import Context, get_context
+from grounded_research.gathering import gather
+from grounded_research.retrieval.registry import build_retrievers
+from grounded_research.state import ResearchTask
+
+
+async def research(task: ResearchTask, runtime: Runtime[Context]) -> dict[str, Any]:
+    started = time.perf_counter()
+    context = get_context(runtime)
+    retrievers = build_retrievers(context)
+    gathered = await gather(
+        retrievers, task.sub_question, task.queries, context.results_per_query, task.round
+    )
+    update = gathered.update("research", started)
+    update["round"] = task.round
+    return update

@@ -1,0 +1,133 @@
+"""Choose what the writer may ever say: the best evidence per sub-question, under one
+token budget, reprints and cross-sub-question duplicates counted once, the strongest
+passages at the edges of the context where models read best."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from grounded_research.configuration import Context, get_context
+from grounded_research.retrieval.snapshots import SnapshotStore
+from grounded_research.selection.budget import count_tokens
+from grounded_research.selection.reprints import find_reprints
+from grounded_research.state import Evidence, Source, State, Usage
+
+
+async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    started = time.perf_counter()
+    context = get_context(runtime)
+
+    sources = mark_reprints(state.sources, SnapshotStore.in_cache(context.cache_dir))
+    candidates = candidates_per_sub_question(state, sources)
+    owner = best_sub_question_per_passage(candidates)
+    budget_each = context.token_budget // max(1, len(state.sub_questions))
+    selected: dict[str, list[str]] = {}
+    for sub_question in state.sub_questions:
+        owned = [e for e in candidates.get(sub_question.id, []) if owner[passage(e)] == e.id]
+        chosen = within_budget(
+            interleave_queries(owned), budget_each, context.evidence_per_sub_question
+        )
+        selected[sub_question.id] = [e.id for e in edges_first(chosen)]
+
+    changed = {i: s for i, s in sources.items() if state.sources.get(i) != s}
+    return {
+        "sources": changed,
+        "context": selected,
+        "usage": Usage(seconds={"select_context": round(time.perf_counter() - started, 4)}),
+    }
+
+
+def mark_reprints(sources: dict[str, Source], store: SnapshotStore) -> dict[str, Source]:
+    readable = [s for s in sources.values() if s.status in ("fetched", "duplicate")]
+    originals = find_reprints(readable, store.get)
+    marked = dict(sources)
+    for source in readable:
+        original = originals.get(source.id)
+        if original is not None:
+            marked[source.id] = source.model_copy(
+                update={"status": "duplicate", "duplicate_of": original}
+            )
+        elif source.status == "duplicate":
+            marked[source.id] = source.model_copy(
+                update={"status": "fetched", "duplicate_of": None}
+            )
+    return marked
+
+
+def candidates_per_sub_question(
+    state: State, sources: dict[str, Source]
+) -> dict[str, list[Evidence]]:
+    """Evidence from readable sources, best first; a reprint's passages only when its
+    original gave this sub-question nothing."""
+    grouped: dict[str, list[Evidence]] = {}
+    for record in state.evidence.values():
+        source = sources.get(record.source_id)
+        if source is not None and source.status in ("fetched", "duplicate"):
+            grouped.setdefault(record.sub_question_id, []).append(record)
+    for sub_question_id, records in grouped.items():
+        present = {r.source_id for r in records}
+        grouped[sub_question_id] = sorted(
+            (
+                r
+                for r in records
+                if sources[r.source_id].status != "duplicate"
+                or sources[r.source_id].duplicate_of not in present
+            ),
+            key=lambda r: (-r.score, r.round, r.id),
+        )
+    return grouped
+
+
+def passage(record: Evidence) -> tuple[str, int, int]:
+    return (record.source_id, record.start, record.end)
+
+
+def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict[Any, str]:
+    """A passage found for several sub-questions is selected once, where it scores best."""
+    owner: dict[tuple[str, int, int], Evidence] = {}
+    for records in candidates.values():
+        for record in records:
+            known = owner.get(passage(record))
+            if known is None or (record.score, -record.round) > (known.score, -known.round):
+                owner[passage(record)] = record
+    return {key: record.id for key, record in owner.items()}
+
+
+def interleave_queries(ranked: list[Evidence]) -> list[Evidence]:
+    """Every query's best passage before any query's second: a follow-up query aimed at
+    a gap gets its best result in, however well the first queries did."""
+    per_query: dict[str, list[Evidence]] = {}
+    for record in ranked:
+        per_query.setdefault(record.query, []).append(record)
+    rows = [sorted(records, key=lambda r: -r.score) for records in per_query.values()]
+    interleaved: list[Evidence] = []
+    for depth in range(max((len(r) for r in rows), default=0)):
+        layer = [row[depth] for row in rows if depth < len(row)]
+        interleaved.extend(sorted(layer, key=lambda r: (-r.score, r.round, r.id)))
+    return interleaved
+
+
+def within_budget(ranked: list[Evidence], budget: int, most: int) -> list[Evidence]:
+    chosen: list[Evidence] = []
+    spent = 0
+    for record in ranked:
+        cost = count_tokens(record.text)
+        if spent + cost > budget and chosen:
+            continue
+        chosen.append(record)
+        spent += cost
+        if len(chosen) >= most:
+            break
+    return chosen
+
+
+def edges_first(ranked: list[Evidence]) -> list[Evidence]:
+    """Best first, second best last, and so on inward: the weakest sit in the middle."""
+    front: list[Evidence] = []
+    back: list[Evidence] = []
+    for position, record in enumerate(ranked):
+        (front if position % 2 == 0 else back).append(record)
+    return front + back[::-1]

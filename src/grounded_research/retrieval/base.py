@@ -1,0 +1,43 @@
+"""The retriever protocol: one small async interface, many implementations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from grounded_research.state import Origin
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One passage a retriever found, as a span of its source's snapshot."""
+
+    location: str
+    title: str
+    sha256: str
+    start: int
+    end: int
+    text: str
+    score: float
+    origin: Origin
+    published: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """A source the retriever could not use, and why."""
+
+    location: str
+    status: str  # "failed" or "blocked"
+    error: str
+    origin: Origin
+
+
+class Retriever(Protocol):
+    name: str
+
+    async def search(self, query: str, k: int) -> list[SearchHit]: ...
+
+    def problems(self) -> list[SourceProblem]:
+        """Sources seen but unusable (unreadable files, refused URLs)."""
+        ...

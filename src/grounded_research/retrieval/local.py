@@ -1,0 +1,361 @@
+"""The local corpus: a folder (or one .jsonl file) indexed with BM25, kept on disk.
+
+Opening an unchanged corpus reads the saved index; files whose size or modification
+time changed are extracted again (in parallel) and only then is BM25 rebuilt. The
+corpus never reads outside its root: symlinks that lead out are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from grounded_research.errors import CorpusError
+from grounded_research.retrieval.base import SearchHit, SourceProblem
+from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
+from grounded_research.retrieval.snapshots import SnapshotStore
+from grounded_research.selection.chunking import chunk_text
+from grounded_research.selection.tokenize import tokenize
+
+INDEX_VERSION = 1
+PARALLEL_FROM_FILES = 16
+
+
+@dataclass
+class IndexedDocument:
+    location: str
+    title: str
+    sha256: str
+    published: str | None
+    chunks: list[tuple[int, int, str]]  # start, end, heading
+
+
+@dataclass
+class IndexedFile:
+    size: int
+    mtime_ns: int
+    documents: list[IndexedDocument] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # location, reason
+
+
+@dataclass(frozen=True)
+class RefreshStats:
+    files: int
+    extracted: int
+    removed: int
+    documents: int
+    chunks: int
+    seconds: float
+    rebuilt: bool
+
+
+class LocalCorpus:
+    name = "local"
+
+    def __init__(self, root: Path, cache_dir: Path, chunk_size: int) -> None:
+        resolved = root.expanduser().resolve()
+        if not resolved.exists():
+            raise CorpusError(f"corpus not found: {root}")
+        if resolved.is_file() and resolved.suffix.lower() != ".jsonl":
+            raise CorpusError(f"corpus must be a folder or a .jsonl file: {root}")
+        self.root = resolved
+        self.chunk_size = chunk_size
+        key = hashlib.sha1(f"{resolved}|{chunk_size}".encode()).hexdigest()[:16]
+        self.index_dir = cache_dir / "index" / key
+        self.snapshots = SnapshotStore.in_cache(cache_dir)
+        self._files: dict[str, IndexedFile] = {}
+        self._documents: list[IndexedDocument] = []
+        self._chunk_document = np.zeros(0, dtype=np.int32)
+        self._chunk_index = np.zeros(0, dtype=np.int32)
+        self._bm25: bm25s.BM25 | None = None
+        self._lock = threading.Lock()
+        self._texts: dict[str, str] = {}
+
+    # -- opening and refreshing ------------------------------------------------------
+
+    def refresh(self) -> RefreshStats:
+        """Bring the index up to date with the files on disk."""
+        with self._lock:
+            started = time.perf_counter()
+            if not self._files:
+                self._load()
+            on_disk = dict(self._scan())
+            changed = [
+                rel
+                for rel, (size, mtime) in on_disk.items()
+                if rel not in self._files
+                or (self._files[rel].size, self._files[rel].mtime_ns) != (size, mtime)
+            ]
+            removed = [rel for rel in self._files if rel not in on_disk]
+            needs_build = bool(changed or removed) or self._bm25 is None
+            extracted_tokens: dict[str, list[list[str]]] = {}
+            if changed:
+                extracted_tokens = self._extract(changed, on_disk)
+            for rel in removed:
+                del self._files[rel]
+            if needs_build:
+                self._build(extracted_tokens)
+                self._save()
+            return RefreshStats(
+                files=len(self._files),
+                extracted=len(changed),
+                removed=len(removed),
+                documents=len(self._documents),
+                chunks=int(self._chunk_document.size),
+                seconds=round(time.perf_counter() - started, 3),
+                rebuilt=needs_build,
+            )
+
+    def _scan(self) -> Iterator[tuple[str, tuple[int, int]]]:
+        if self.root.is_file():
+            stat = self.root.stat()
+            yield self.root.name, (stat.st_size, stat.st_mtime_ns)
+            return
+        for folder, subfolders, names in os.walk(self.root, followlinks=False):
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+            for name in sorted(names):
+                path = Path(folder) / name
+                if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                    continue
+                rel = path.relative_to(self.root).as_posix()
+                try:
+                    real = path.resolve(strict=True)
+                    stat = real.stat()
+                except OSError:
+                    yield rel, (-1, -1)  # broken link: reported when extracted
+                    continue
+                if not real.is_relative_to(self.root):
+                    yield rel, (-2, -2)  # leads outside the corpus: refused
+                    continue
+                yield rel, (stat.st_size, stat.st_mtime_ns)
+
+    def _path(self, rel: str) -> Path:
+        return self.root if self.root.is_file() else self.root / rel
+
+    def _extract(
+        self, changed: list[str], on_disk: dict[str, tuple[int, int]]
+    ) -> dict[str, list[list[str]]]:
+        jobs = [(str(self._path(rel)), rel, self.chunk_size) for rel in changed]
+        tokens: dict[str, list[list[str]]] = {}
+        if len(jobs) >= PARALLEL_FROM_FILES and (os.cpu_count() or 1) > 1:
+            with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
+                results = list(pool.map(_extract_file, jobs, chunksize=8))
+        else:
+            results = [_extract_file(job) for job in jobs]
+        for rel, (documents, problems) in zip(changed, results, strict=True):
+            size, mtime = on_disk[rel]
+            if size == -2:
+                documents, problems = [], [(rel, "link leads outside the corpus")]
+            indexed = IndexedFile(size=size, mtime_ns=mtime, problems=problems)
+            for document, text, chunk_tokens in documents:
+                self.snapshots.put(text)
+                self._texts[document.sha256] = text
+                indexed.documents.append(document)
+                tokens[document.sha256] = chunk_tokens
+            self._files[rel] = indexed
+        return tokens
+
+    def _build(self, fresh_tokens: dict[str, list[list[str]]]) -> None:
+        documents: list[IndexedDocument] = []
+        chunk_document: list[int] = []
+        chunk_index: list[int] = []
+        corpus_tokens: list[list[str]] = []
+        for rel in sorted(self._files):
+            for document in self._files[rel].documents:
+                chunk_tokens = fresh_tokens.get(document.sha256)
+                if chunk_tokens is None:
+                    chunk_tokens = _tokenize_chunks(document, self.text(document.sha256))
+                documents.append(document)
+                for position, tokens in enumerate(chunk_tokens):
+                    chunk_document.append(len(documents) - 1)
+                    chunk_index.append(position)
+                    corpus_tokens.append(tokens or [""])
+        self._documents = documents
+        self._chunk_document = np.asarray(chunk_document, dtype=np.int32)
+        self._chunk_index = np.asarray(chunk_index, dtype=np.int32)
+        self._bm25 = None
+        if corpus_tokens:
+            bm25 = bm25s.BM25()
+            bm25.index(corpus_tokens, show_progress=False)
+            self._bm25 = bm25
+
+    # -- persistence -----------------------------------------------------------------
+
+    def _save(self) -> None:
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        bm25_dir = self.index_dir / "bm25"
+        if bm25_dir.exists():
+            shutil.rmtree(bm25_dir)
+        if self._bm25 is not None:
+            self._bm25.save(str(bm25_dir), show_progress=False)
+        manifest = {
+            "version": INDEX_VERSION,
+            "root": str(self.root),
+            "chunk_size": self.chunk_size,
+            "files": {rel: asdict(indexed) for rel, indexed in self._files.items()},
+        }
+        temporary = self.index_dir / "manifest.json.part"
+        temporary.write_text(json.dumps(manifest), encoding="utf-8")
+        os.replace(temporary, self.index_dir / "manifest.json")
+
+    def _load(self) -> None:
+        manifest_path = self.index_dir / "manifest.json"
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if manifest.get("version") != INDEX_VERSION:
+            return
+        files: dict[str, IndexedFile] = {}
+        for rel, raw in manifest["files"].items():
+            files[rel] = IndexedFile(
+                size=raw["size"],
+                mtime_ns=raw["mtime_ns"],
+                documents=[
+                    IndexedDocument(
+                        location=d["location"],
+                        title=d["title"],
+                        sha256=d["sha256"],
+                        published=d["published"],
+                        chunks=[(int(s), int(e), str(h)) for s, e, h in d["chunks"]],
+                    )
+                    for d in raw["documents"]
+                ],
+                problems=[(str(loc), str(reason)) for loc, reason in raw["problems"]],
+            )
+        missing_snapshot = any(
+            d.sha256 not in self.snapshots for f in files.values() for d in f.documents
+        )
+        if missing_snapshot:
+            return
+        self._files = files
+        documents = [d for rel in sorted(files) for d in files[rel].documents]
+        self._documents = documents
+        self._chunk_document = np.asarray(
+            [i for i, d in enumerate(documents) for _ in d.chunks], dtype=np.int32
+        )
+        self._chunk_index = np.asarray(
+            [j for d in documents for j in range(len(d.chunks))], dtype=np.int32
+        )
+        bm25_dir = self.index_dir / "bm25"
+        if self._chunk_document.size and bm25_dir.exists():
+            self._bm25 = bm25s.BM25.load(str(bm25_dir), mmap=True, show_progress=False)
+
+    # -- searching -------------------------------------------------------------------
+
+    def text(self, sha256: str) -> str:
+        if sha256 not in self._texts:
+            self._texts[sha256] = self.snapshots.get(sha256)
+        return self._texts[sha256]
+
+    def search_sync(self, query: str, k: int) -> list[SearchHit]:
+        query_tokens = tokenize(query)
+        if self._bm25 is None or not query_tokens or k < 1:
+            return []
+        known = [t for t in query_tokens if t in self._bm25.vocab_dict]
+        if not known:
+            return []
+        limit = min(k, int(self._chunk_document.size))
+        ids, scores = self._bm25.retrieve([known], k=limit, show_progress=False, n_threads=1)
+        hits: list[SearchHit] = []
+        for chunk_id, score in zip(ids[0], scores[0], strict=True):
+            if score <= 0:
+                continue
+            document = self._documents[int(self._chunk_document[chunk_id])]
+            start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
+            hits.append(
+                SearchHit(
+                    location=document.location,
+                    title=document.title,
+                    sha256=document.sha256,
+                    start=start,
+                    end=end,
+                    text=self.text(document.sha256)[start:end],
+                    score=float(score),
+                    origin="local",
+                    published=document.published,
+                )
+            )
+        return hits
+
+    async def search(self, query: str, k: int) -> list[SearchHit]:
+        return await asyncio.to_thread(self.search_sync, query, k)
+
+    def problems(self) -> list[SourceProblem]:
+        return [
+            SourceProblem(location, "blocked" if "outside" in reason else "failed", reason, "local")
+            for rel in sorted(self._files)
+            for location, reason in self._files[rel].problems
+        ]
+
+    @property
+    def document_count(self) -> int:
+        return len(self._documents)
+
+
+def _tokenize_chunks(document: IndexedDocument, text: str) -> list[list[str]]:
+    """A chunk's search tokens include its document's title and its heading: a passage
+    under "## v2.1 release" is about v2.1 even if it never says so."""
+    title_tokens = tokenize(document.title)
+    out: list[list[str]] = []
+    for start, end, heading in document.chunks:
+        out.append(title_tokens + tokenize(heading) + tokenize(text[start:end]))
+    return out
+
+
+def _extract_file(
+    job: tuple[str, str, int],
+) -> tuple[list[tuple[IndexedDocument, str, list[list[str]]]], list[tuple[str, str]]]:
+    """Read, chunk and tokenize one file; runs in a worker process for big corpora."""
+    from grounded_research.retrieval.snapshots import sha256_text
+
+    path, location, chunk_size = job
+    result = read_documents(Path(path), location)
+    documents: list[tuple[IndexedDocument, str, list[list[str]]]] = []
+    for document in result.documents:
+        chunks = [(c.start, c.end, c.heading) for c in chunk_text(document.text, chunk_size)]
+        indexed = IndexedDocument(
+            location=document.location,
+            title=document.title,
+            sha256=sha256_text(document.text),
+            published=document.published,
+            chunks=chunks,
+        )
+        documents.append((indexed, document.text, _tokenize_chunks(indexed, document.text)))
+    problems = [(p.location, p.reason) for p in result.problems]
+    return documents, problems
+
+
+_OPEN: dict[tuple[str, str, int], LocalCorpus] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_corpus(root: str, cache_dir: str, chunk_size: int, refresh: bool = True) -> LocalCorpus:
+    """The corpus for these settings, shared within the process; `refresh` re-checks
+    the files (a run does it once, at its start)."""
+    if not root:
+        raise CorpusError("no corpus given: pass a folder or a .jsonl file")
+    key = (str(Path(root).expanduser().resolve()), cache_dir, chunk_size)
+    with _OPEN_LOCK:
+        corpus = _OPEN.get(key)
+        if corpus is None:
+            corpus = LocalCorpus(Path(root), Path(cache_dir), chunk_size)
+            _OPEN[key] = corpus
+            refresh = True
+    if refresh:
+        if not corpus.root.exists():
+            raise CorpusError(f"corpus not found: {root}")
+        corpus.refresh()
+    return corpus

@@ -1,0 +1,144 @@
+"""Passages cut on paragraph and sentence bounds, as character spans of the snapshot.
+
+Spans, not copies: `text[start:end]` is the passage, so evidence stays verbatim and can
+always be traced back to (and expanded within) its snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+Span = tuple[int, int]
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+# A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and
+# a capital, digit, quote or bracket; or right after a CJK full stop.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[A-Z0-9])|(?<=[。！？；])\s*")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx|no|nos|fig|figs|inc|ltd|co|corp|dr|mr|mrs|ms|st|jan|"
+    r"feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|u\.s|u\.k)|\b[A-Z])\.$",
+    re.IGNORECASE,
+)
+_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>)")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    start: int
+    end: int
+    heading: str = ""
+
+
+def paragraphs(text: str) -> list[Span]:
+    spans: list[Span] = []
+    position = 0
+    for match in _PARAGRAPH_BREAK.finditer(text):
+        spans.extend(_trimmed(text, position, match.start()))
+        position = match.end()
+    spans.extend(_trimmed(text, position, len(text)))
+    return spans
+
+
+def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Sentence spans inside `text[start:end]`; lines of lists, headings and tables and
+    lines that end a sentence stand alone, hard-wrapped prose is joined."""
+    end = len(text) if end is None else end
+    spans: list[Span] = []
+    for line_start, line_end in _logical_lines(text, start, end):
+        position = line_start
+        for match in _SENTENCE_END.finditer(text, line_start, line_end):
+            if _ABBREVIATION.search(text[max(line_start, match.start() - 8) : match.start()]):
+                continue
+            spans.extend(_trimmed(text, position, match.start()))
+            position = match.end()
+        spans.extend(_trimmed(text, position, line_end))
+    return spans
+
+
+def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
+    """Greedy passages of whole sentences up to about `chunk_size` characters; small
+    paragraphs share a passage, a sentence longer than twice the size is cut at spaces."""
+    headings = [(m.start(), m.group(1).strip()) for m in _HEADING.finditer(text)]
+    pieces: list[Span] = []
+    for para_start, para_end in paragraphs(text):
+        para_sentences = sentences(text, para_start, para_end)
+        for sentence in para_sentences:
+            pieces.extend(_split_long(text, sentence, 2 * chunk_size))
+        if pieces:
+            pieces.append((-1, -1))  # paragraph mark
+    chunks: list[Chunk] = []
+    current: Span | None = None
+    for piece in pieces:
+        if piece == (-1, -1):
+            if current and current[1] - current[0] >= chunk_size // 2:
+                chunks.append(_with_heading(current, headings))
+                current = None
+            continue
+        if current is None:
+            current = piece
+        elif piece[1] - current[0] <= chunk_size:
+            current = (current[0], piece[1])
+        else:
+            chunks.append(_with_heading(current, headings))
+            current = piece
+    if current:
+        chunks.append(_with_heading(current, headings))
+    return chunks
+
+
+def _logical_lines(text: str, start: int, end: int) -> list[Span]:
+    lines: list[Span] = []
+    position = start
+    while position < end:
+        newline = text.find("\n", position, end)
+        line_end = end if newline == -1 else newline
+        lines.append((position, line_end))
+        position = line_end + 1
+    merged: list[Span] = []
+    for line in lines:
+        if merged and _continues(text, merged[-1], line):
+            merged[-1] = (merged[-1][0], line[1])
+        else:
+            merged.append(line)
+    return merged
+
+
+def _continues(text: str, previous: Span, line: Span) -> bool:
+    previous_text = text[previous[0] : previous[1]].rstrip()
+    line_text = text[line[0] : line[1]]
+    if not previous_text or not line_text.strip():
+        return False
+    if _BLOCK_LINE.match(line_text) or previous_text.lstrip().startswith(("#", "|")):
+        return False
+    return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
+
+
+def _split_long(text: str, span: Span, limit: int) -> list[Span]:
+    start, end = span
+    parts: list[Span] = []
+    while end - start > limit:
+        cut = text.rfind(" ", start + limit // 2, start + limit)
+        cut = start + limit if cut == -1 else cut
+        parts.extend(_trimmed(text, start, cut))
+        start = cut
+    parts.extend(_trimmed(text, start, end))
+    return parts
+
+
+def _trimmed(text: str, start: int, end: int) -> list[Span]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return [(start, end)] if end > start else []
+
+
+def _with_heading(span: Span, headings: list[tuple[int, str]]) -> Chunk:
+    heading = ""
+    for position, title in headings:
+        if position > span[0]:
+            break
+        heading = title
+    return Chunk(span[0], span[1], heading)

@@ -1,0 +1,79 @@
+"""Reprints: the same article under another name counts as one source, not two.
+
+MinHash over word 3-shingles estimates the Jaccard similarity of two texts; at 0.8 or
+more the later copy (by its published date, then its location) is a duplicate of the
+earliest one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from datasketch import MinHash, MinHashLSH
+
+from grounded_research.selection.tokenize import words
+from grounded_research.state import Source
+
+THRESHOLD = 0.8
+PERMUTATIONS = 128
+_ISO = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
+    )
+}
+_WRITTEN = re.compile(r"(?:(\d{1,2})\s+)?([A-Za-z]{3})[a-z]*\.?\s+(?:(\d{1,2}),?\s+)?(\d{4})")
+
+
+def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[str, str]:
+    """Map each reprint's source id to the id of the source it copies."""
+    ordered = sorted(sources, key=lambda s: (date_key(s.published) or "9999", s.location))
+    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    originals: dict[str, str] = {}
+    by_hash: dict[str, str] = {}
+    for source in ordered:
+        if not source.sha256:
+            continue
+        if source.sha256 in by_hash:
+            originals[source.id] = by_hash[source.sha256]
+            continue
+        signature = _signature(source.sha256, text_of)
+        similar = index.query(signature)
+        if similar:
+            originals[source.id] = min(similar, key=[s.id for s in ordered].index)
+            continue
+        index.insert(source.id, signature)
+        by_hash[source.sha256] = source.id
+    return originals
+
+
+def date_key(published: str | None) -> str:
+    """A sortable YYYY-MM-DD (parts unknown as 00) from the common ways dates are written."""
+    if not published:
+        return ""
+    iso = _ISO.search(published)
+    if iso:
+        return f"{iso.group(1)}-{iso.group(2)}-{iso.group(3) or '00'}"
+    written = _WRITTEN.search(published)
+    if written and written.group(2).lower()[:3] in _MONTHS:
+        day = written.group(1) or written.group(3) or "0"
+        month = _MONTHS[written.group(2).lower()[:3]]
+        return f"{written.group(4)}-{month:02d}-{int(day):02d}"
+    year = re.search(r"\b(19|20)\d\d\b", published)
+    return f"{year.group(0)}-00-00" if year else ""
+
+
+_SIGNATURES: dict[str, MinHash] = {}
+
+
+def _signature(sha256: str, text_of: Callable[[str], str]) -> MinHash:
+    """Signatures are cached by snapshot hash: a text's signature never changes."""
+    if sha256 not in _SIGNATURES:
+        tokens = words(text_of(sha256))
+        shingles = {" ".join(tokens[i : i + 3]) for i in range(max(1, len(tokens) - 2))}
+        signature = MinHash(num_perm=PERMUTATIONS)
+        signature.update_batch([s.encode("utf-8") for s in shingles])
+        _SIGNATURES[sha256] = signature
+    return _SIGNATURES[sha256]

@@ -1,0 +1,245 @@
+"""Search tokens for BM25: English words stemmed, Chinese segmented with jieba.
+
+A whitespace tokenizer turns a Chinese sentence into one giant token that no query
+ever matches; jieba's search-mode cut gives words and their parts.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from functools import cache
+
+import jieba
+import Stemmer
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA = r"\u3040-\u30ff"
+_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|[^\W_]+(?:['’][^\W_]+)*")
+_HAS_CJK = re.compile(rf"[{_CJK}{_KANA}]")
+_KANA_ONLY = re.compile(rf"[{_KANA}]")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "now",
+        "whose",
+        "does",
+        "did",
+        "many",
+        "much",
+        "one",
+        "ones",
+        "what's",
+        "who's",
+        "的",
+        "了",
+        "和",
+        "是",
+        "在",
+        "也",
+        "及",
+        "与",
+        "或",
+        "等",
+        "将",
+        "把",
+        "被",
+        "之",
+        "其",
+        "这",
+        "那",
+        "有",
+        "于",
+        "为",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+        "什么",
+        "哪些",
+        "哪个",
+        "多少",
+        "如何",
+        "怎么",
+    ]
+)
+
+
+@cache
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+@cache
+def _jieba_ready() -> bool:
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return True
+
+
+def has_cjk(text: str) -> bool:
+    return _HAS_CJK.search(text) is not None
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words and CJK terms, stopwords kept, nothing stemmed."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        piece = match.group(0)
+        if _HAS_CJK.match(piece):
+            out.extend(_cjk_terms(piece))
+        else:
+            out.append(piece.lower())
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """Index/query tokens: stopwords dropped, English stemmed."""
+    stemmer = _stemmer()
+    tokens: list[str] = []
+    for word in words(text):
+        if word in STOPWORDS:
+            continue
+        tokens.append(word if has_cjk(word) else stemmer.stemWord(word))
+    return tokens
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning (no stopwords), unstemmed, in order, once each."""
+    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if _KANA_ONLY.search(run):
+        # jieba has no Japanese dictionary: overlapping character bigrams still match.
+        return [run[i : i + 2] for i in range(max(1, len(run) - 1))]
+    _jieba_ready()
+    return [term for term in jieba.lcut_for_search(run) if term.strip()]
