@@ -29,6 +29,7 @@ class ResearchResult:
     sub_questions: list[SubQuestion] = field(default_factory=list)
     sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, Evidence] = field(default_factory=dict)
+    context: dict[str, list[str]] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
     unresolved: list[Gap] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -48,6 +49,7 @@ class ResearchResult:
             "sub_questions": [sq.model_dump() for sq in self.sub_questions],
             "sources": [s.model_dump() for s in self.sources.values()],
             "evidence": [e.model_dump() for e in self.evidence.values()],
+            "context": self.context,
             "references": [r.model_dump() for r in self.references],
             "gaps": [g.model_dump() for g in self.gaps],
             "unresolved": [g.model_dump() for g in self.unresolved],
@@ -55,6 +57,10 @@ class ResearchResult:
             "usage": self.usage.model_dump(),
             "warnings": list(self.warnings),
         }
+
+    def selected_evidence(self) -> list[Evidence]:
+        """The evidence the writer received, in context order."""
+        return [self.evidence[i] for ids in self.context.values() for i in ids]
 
     def to_json(self) -> str:
         return json.dumps(self.evidence_table(), ensure_ascii=False, indent=2)

@@ -205,6 +205,9 @@ class OutputState:
     sub_questions: Annotated[list[SubQuestion], merge_sub_questions] = field(default_factory=list)
     sources: Annotated[dict[str, Source], merge_sources] = field(default_factory=dict)
     evidence: Annotated[dict[str, Evidence], merge_evidence] = field(default_factory=dict)
+    context: dict[str, list[str]] = field(
+        default_factory=dict, metadata={"description": "Selected evidence ids per sub-question."}
+    )
     gaps: Annotated[list[Gap], merge_gaps] = field(default_factory=list)
     unresolved: list[Gap] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -214,9 +217,6 @@ class OutputState:
 
 @dataclass(kw_only=True)
 class State(OutputState):
-    context: dict[str, list[str]] = field(
-        default_factory=dict, metadata={"description": "Selected evidence ids per sub-question."}
-    )
     searched: Annotated[list[str], union] = field(default_factory=list)
     round: Annotated[int, latest_round] = 0
 
