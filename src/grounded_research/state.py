@@ -52,6 +52,11 @@ class Evidence(BaseModel):
     round: int = 0
     query: str = ""
 
+    @property
+    def passage(self) -> tuple[str, int, int]:
+        """The same passage found for two sub-questions is two records, one passage."""
+        return (self.source_id, self.start, self.end)
+
 
 class ConflictSide(BaseModel):
     evidence_id: str
@@ -223,6 +228,16 @@ class State(OutputState):
     def open_gaps(self) -> list[Gap]:
         """The gaps found by the latest gap check."""
         return [gap for gap in self.gaps if gap.round == self.round]
+
+    def selected_for(self, sub_question_id: str) -> list[Evidence]:
+        """Selected passages this sub-question's searches found, including those the
+        selection filed under another sub-question (each passage is selected once)."""
+        found = {e.passage for e in self.evidence.values() if e.sub_question_id == sub_question_id}
+        own = self.context.get(sub_question_id, [])
+        others = [i for key, ids in self.context.items() if key != sub_question_id for i in ids]
+        return [self.evidence[i] for i in own] + [
+            self.evidence[i] for i in others if self.evidence[i].passage in found
+        ]
 
     def independent_sources(self, evidence_ids: Iterable[str]) -> set[str]:
         """Sources behind these evidence ids, each reprint counted as its original."""

@@ -42,7 +42,7 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     gaps: list[Gap] = []
     for sub_question in state.sub_questions:
-        selected = [state.evidence[i] for i in state.context.get(sub_question.id, [])]
+        selected = state.selected_for(sub_question.id)
         gaps.extend(coverage_gaps(state, sub_question, selected, context))
     gaps.extend(conflict_gaps(state))
 

@@ -26,7 +26,7 @@ async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, A
     budget_each = context.token_budget // max(1, len(state.sub_questions))
     selected: dict[str, list[str]] = {}
     for sub_question in state.sub_questions:
-        owned = [e for e in candidates.get(sub_question.id, []) if owner[passage(e)] == e.id]
+        owned = [e for e in candidates.get(sub_question.id, []) if owner[e.passage] == e.id]
         chosen = within_budget(
             interleave_queries(owned), budget_each, context.evidence_per_sub_question
         )
@@ -81,18 +81,14 @@ def candidates_per_sub_question(
     return grouped
 
 
-def passage(record: Evidence) -> tuple[str, int, int]:
-    return (record.source_id, record.start, record.end)
-
-
 def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict[Any, str]:
     """A passage found for several sub-questions is selected once, where it scores best."""
     owner: dict[tuple[str, int, int], Evidence] = {}
     for records in candidates.values():
         for record in records:
-            known = owner.get(passage(record))
+            known = owner.get(record.passage)
             if known is None or (record.score, -record.round) > (known.score, -known.round):
-                owner[passage(record)] = record
+                owner[record.passage] = record
     return {key: record.id for key, record in owner.items()}
 
 

@@ -90,7 +90,7 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
     quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
     for sub_question in state.sub_questions:
-        records = [state.evidence[i] for i in state.context.get(sub_question.id, [])]
+        records = state.selected_for(sub_question.id)
         heading = labels["findings"] if sub_question.id == "q0" else sub_question.text
         lines = [
             f"- “{_flat(sentence)}” {cite([number(record.id)])}"

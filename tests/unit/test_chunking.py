@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from grounded_research.selection.chunking import chunk_text, paragraphs, sentences
+
+TEXT = """# Aurora A1 (v2.1)
+
+Aurora Cellworks said on 3 March 2024 that the A1 reaches 450 Wh/kg. Mass production,
+e.g. in Lund, is planned for 2025! It is not yet delivered.
+
+- item one with 3.5 GWh
+- item two
+
+固态电池的能量密度达到每公斤450瓦时。公司计划2027年量产！
+"""
+
+
+def test_sentences_are_exact_spans_and_respect_abbreviations_and_decimals() -> None:
+    found = [TEXT[s:e] for s, e in sentences(TEXT)]
+    assert "# Aurora A1 (v2.1)" in found
+    assert "Mass production,\ne.g. in Lund, is planned for 2025!" in found
+    assert "- item one with 3.5 GWh" in found
+    assert "固态电池的能量密度达到每公斤450瓦时。" in found
+    assert "公司计划2027年量产！" in found
+
+
+@pytest.mark.parametrize("size", [40, 120, 600])
+def test_chunks_are_exact_slices_on_sentence_bounds(size: int) -> None:
+    sentence_ends = {e for _, e in sentences(TEXT)}
+    chunks = chunk_text(TEXT, size)
+    assert chunks
+    for chunk in chunks:
+        assert chunk.end in sentence_ends
+        assert TEXT[chunk.start : chunk.end] == TEXT[chunk.start : chunk.end].strip()
+    assert chunks[-1].heading == "Aurora A1 (v2.1)"
+
+
+def test_chunks_cover_every_sentence_once() -> None:
+    spans = sentences(TEXT)
+    chunks = chunk_text(TEXT, 100)
+    for start, end in spans:
+        holders = [c for c in chunks if c.start <= start and end <= c.end]
+        assert len(holders) == 1, TEXT[start:end]
+
+
+def test_random_texts_keep_offsets_exact() -> None:
+    rng = random.Random(7)
+    words = ["alpha", "beta.", "Gamma", "3.5", "kWh.", "\n", "\n\n", "不", "是。", "e.g.", "No."]
+    for _ in range(200):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 80)))
+        for chunk in chunk_text(text, rng.choice([20, 60, 200])):
+            piece = text[chunk.start : chunk.end]
+            assert piece and piece == piece.strip()
+
+
+def test_paragraphs_split_on_blank_lines() -> None:
+    assert [TEXT[s:e][:6] for s, e in paragraphs(TEXT)] == [
+        "# Auro",
+        "Aurora",
+        "- item",
+        "固态电池的能",
+    ]
+
+
+def test_a_very_long_sentence_is_cut_at_spaces() -> None:
+    text = " ".join(["word"] * 500)
+    chunks = chunk_text(text, 100)
+    assert len(chunks) > 5
+    assert all(chunk.end - chunk.start <= 200 for chunk in chunks)

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from grounded_research.retrieval.documents import read_documents
+from tests.conftest import write
+
+HTML = """<html><head><title>Release notes</title></head><body>
+<nav><a href="/">Home</a> | <a href="/about">About</a></nav>
+<article>
+<h1>Aurora A1 release notes</h1>
+<h2>Version 2.1 (2025-06-01)</h2>
+<p>The Aurora A1 cell now reaches 450 Wh/kg in the lab, according to the company's own tests
+of twelve cells made on the pilot line.</p>
+<ul><li>Faster charging to 80 percent in 15 minutes</li><li>New sulfide electrolyte</li></ul>
+<table><tr><th>Test</th><th>Result</th></tr><tr><td>Cycle life</td><td>800 cycles</td></tr></table>
+<p>Series production is not yet scheduled and depends on the validation by partners.</p>
+</article>
+<footer>Copyright 2025 Example Corp. All rights reserved.</footer>
+</body></html>"""
+
+
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF with a text stream, written by hand (xref offsets included)."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def test_markdown_and_text_keep_the_files_own_text(tmp_path: Path) -> None:
+    raw = "---\ntitle: Front title\ndate: 2024-01-02\n---\n# Heading\r\n\r\nBody text.\r\n"
+    (tmp_path / "a.md").write_bytes(raw.encode())
+    [document] = read_documents(tmp_path / "a.md", "a.md").documents
+    assert document.text == raw
+    assert document.title == "Front title"
+    assert document.published == "2024-01-02"
+
+
+def test_html_keeps_headings_lists_and_tables_and_drops_boilerplate(tmp_path: Path) -> None:
+    path = write(tmp_path, "page.html", HTML)
+    [document] = read_documents(path, "page.html").documents
+    assert "Version 2.1 (2025-06-01)" in document.text
+    assert "450 Wh/kg" in document.text
+    assert "800 cycles" in document.text
+    assert "Faster charging" in document.text
+    assert "not yet scheduled" in document.text
+    assert "All rights reserved" not in document.text
+    assert document.title == "Aurora A1 release notes"  # the h1 beats the <title>
+
+
+def test_pdf_text_is_extracted(tmp_path: Path) -> None:
+    (tmp_path / "doc.pdf").write_bytes(minimal_pdf("Solid state cells ship in 2027"))
+    [document] = read_documents(tmp_path / "doc.pdf", "doc.pdf").documents
+    assert "Solid state cells ship in 2027" in document.text
+
+
+def test_jsonl_lines_are_documents_located_by_id_and_bad_lines_are_problems(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        "notes.jsonl",
+        '{"id": "n/1", "title": "One", "text": "First note."}\n'
+        "not json\n"
+        '{"id": "n/2", "text": ""}\n'
+        '{"title": "no id", "text": "x"}\n'
+        '{"id": "n/3", "title": "Three", "text": "Third note.", "url": "http://x"}\n',
+    )
+    result = read_documents(path, "notes.jsonl")
+    assert [d.location for d in result.documents] == ["n/1", "n/3"]
+    assert [p.location for p in result.problems] == [
+        "notes.jsonl:2",
+        "notes.jsonl:3",
+        "notes.jsonl:4",
+    ]
+
+
+def test_unreadable_files_are_problems_not_exceptions(tmp_path: Path) -> None:
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01\x02 binary")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    (tmp_path / "empty.md").write_text("  \n", encoding="utf-8")
+    for name in ("binary.txt", "broken.pdf", "empty.md"):
+        result = read_documents(tmp_path / name, name)
+        assert result.documents == []
+        assert result.problems and result.problems[0].location == name

@@ -1,0 +1,186 @@
+"""Each rule of the extractive gap checker, on hand-made state."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from grounded_research.configuration import Context
+from grounded_research.nodes.check_gaps import check_gaps, next_research
+from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+
+QUESTION = "What energy density does the Aurora A1 cell reach?"
+
+
+def state_with(passages: list[tuple[str, str, str | None]], **extra: Any) -> State:
+    """passages: (source id, text, published)."""
+    sources: dict[str, Source] = {}
+    evidence: dict[str, Evidence] = {}
+    for number, (source_id, text, published) in enumerate(passages):
+        sources.setdefault(
+            source_id,
+            Source(
+                id=source_id,
+                location=f"{source_id}.md",
+                status="fetched",
+                sha256=source_id,
+                published=published,
+            ),
+        )
+        evidence[f"e{number}"] = Evidence(
+            id=f"e{number}",
+            source_id=source_id,
+            sub_question_id="q0",
+            text=text,
+            start=0,
+            end=len(text),
+            score=1.0 - number * 0.1,
+        )
+    sub_question = SubQuestion(
+        id="q0",
+        text=QUESTION,
+        queries=[QUESTION],
+        facets=["energy", "density", "aurora", "a1", "cell"],
+    )
+    return State(
+        question=QUESTION,
+        sub_questions=[sub_question],
+        sources=sources,
+        evidence=evidence,
+        context={"q0": list(evidence)},
+        **extra,
+    )
+
+
+def gaps_of(state: State, **options: Any) -> list[Gap]:
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(**options))))
+    return list(update["gaps"])
+
+
+def kinds(gaps: list[Gap]) -> set[str]:
+    return {gap.kind for gap in gaps}
+
+
+def test_no_evidence_is_a_gap_with_keyword_follow_ups() -> None:
+    state = state_with([])
+    [gap] = gaps_of(state)
+    assert gap.kind == "no_evidence"
+    assert gap.follow_up_queries and all(gap.follow_up_queries)
+
+
+def test_one_source_is_too_few_when_two_are_required() -> None:
+    text = "The Aurora A1 cell reaches an energy density of 450 Wh/kg."
+    state = state_with([("s1", text, None)])
+    assert "few_sources" in kinds(gaps_of(state, min_independent_sources=2))
+    assert "few_sources" not in kinds(gaps_of(state, min_independent_sources=1))
+
+
+def test_a_reprint_does_not_count_as_a_second_source() -> None:
+    text = "The Aurora A1 cell reaches an energy density of 450 Wh/kg."
+    state = state_with([("s1", text, None), ("s2", text, None)])
+    state.sources["s2"] = state.sources["s2"].model_copy(
+        update={"status": "duplicate", "duplicate_of": "s1"}
+    )
+    assert "few_sources" in kinds(gaps_of(state, min_independent_sources=2))
+
+
+def test_uncovered_facets_are_a_gap_pointing_at_new_names() -> None:
+    state = state_with(
+        [("s1", "The Aurora A1 cell was developed with Meridian Motors in Lund.", None)]
+    )
+    [facet] = [g for g in gaps_of(state) if g.kind == "facet"]
+    assert "energy" in facet.detail and "density" in facet.detail
+    assert any("Meridian Motors" in q for q in facet.follow_up_queries)
+
+
+def test_sources_that_disagree_on_a_number_conflict() -> None:
+    state = state_with(
+        [
+            ("press", "The Aurora A1 cell reaches 450 Wh/kg at the cell level.", "2024-05-21"),
+            ("lab", "In our tests, the Aurora A1 cell delivers 390 Wh/kg.", "2026-01-10"),
+        ]
+    )
+    [conflict] = [g for g in gaps_of(state) if g.kind == "conflict"]
+    assert {side.value for side in conflict.sides} == {"450 Wh/kg", "390 Wh/kg"}
+    assert "Aurora A1" in conflict.subject
+
+
+def test_agreeing_numbers_and_different_subjects_do_not_conflict() -> None:
+    agreeing = state_with(
+        [
+            ("press", "The Aurora A1 cell reaches 450 Wh/kg.", None),
+            ("lab", "Tests confirm the Aurora A1 cell delivers 450 Wh/kg.", None),
+        ]
+    )
+    assert "conflict" not in kinds(gaps_of(agreeing))
+    different = state_with(
+        [
+            ("a", "The Pellam Energy cell reaches 160 Wh/kg.", None),
+            ("b", "The Qinglan New Energy cell reaches 300 Wh/kg.", None),
+        ]
+    )
+    assert "conflict" not in kinds(gaps_of(different))
+
+
+def test_sources_that_disagree_on_a_year_conflict() -> None:
+    state = state_with(
+        [
+            ("old", "Aurora Cellworks will begin shipping Aurora A1 cells in 2025.", "2023-03-14"),
+            (
+                "new",
+                "The start of series production of the Aurora A1 slipped to 2027.",
+                "2026-02-10",
+            ),
+        ]
+    )
+    [conflict] = [g for g in gaps_of(state) if g.kind == "conflict"]
+    assert {side.value for side in conflict.sides} == {"2025", "2027"}
+
+
+def test_status_words_that_cannot_both_hold_conflict() -> None:
+    state = state_with(
+        [
+            ("plan", "The Norvik N2 cell is planned for series production in 2026.", "2024-09-03"),
+            ("news", "Norvik shipped the first Norvik N2 cells in 2026.", "2026-03-18"),
+        ]
+    )
+    [conflict] = [g for g in gaps_of(state) if g.kind == "status_conflict"]
+    assert {side.value for side in conflict.sides} == {"planned", "done"}
+
+
+def test_negated_delivery_conflicts_with_delivery() -> None:
+    state = state_with(
+        [
+            ("a", "Aurora Cellworks delivered Aurora A1 samples to automakers.", None),
+            ("b", "Aurora Cellworks has not yet delivered any Aurora A1 cells.", None),
+        ]
+    )
+    assert "status_conflict" in kinds(gaps_of(state))
+
+
+def test_next_research_only_for_sub_questions_with_new_follow_ups() -> None:
+    context = Context(max_rounds=2)
+    q0 = SubQuestion(id="q0", text="a")
+    q1 = SubQuestion(id="q1", text="b")
+    gaps = [
+        Gap(
+            id="g",
+            sub_question_id="q1",
+            kind="facet",
+            detail="x",
+            follow_up_queries=["new query", "old query"],
+            round=0,
+        )
+    ]
+    [task] = next_research([q0, q1], gaps, ["q1\told query"], 0, context)
+    assert task.sub_question.id == "q1" and task.queries == ["new query"] and task.round == 1
+    assert next_research([q0, q1], gaps, [], 2, context) == []
+    assert next_research([q0, q1], gaps, ["q1\tnew query", "q1\told query"], 0, context) == []
+
+
+def test_final_check_moves_open_gaps_to_unresolved() -> None:
+    state = state_with([("s1", "The Aurora A1 cell reaches 450 Wh/kg.", None)], round=1)
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=1))))
+    assert update["unresolved"] == update["gaps"] and update["gaps"]

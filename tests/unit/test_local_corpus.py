@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from grounded_research.errors import CorpusError
+from grounded_research.retrieval.local import LocalCorpus, open_corpus
+from grounded_research.retrieval.snapshots import SnapshotStore
+from tests.conftest import write
+
+
+def make_corpus(root: Path) -> None:
+    write(root, "a.md", "# Aurora\n\nThe Aurora A1 cell reaches 450 Wh/kg.\n")
+    write(root, "sub/b.txt", "Norvik Cells ships the N2 cell to Halvard Automotive.\n")
+    write(
+        root,
+        "zh/c.md",
+        "# 青岚新能源\n\n青岚新能源在合肥建设固态电池基地，一期产能8 GWh，计划2027年投产。\n",
+    )
+    write(
+        root,
+        "notes.jsonl",
+        '{"id": "notes/x", "title": "Sodium", "text": "Sodium-ion cells are cheap."}\n',
+    )
+    write(root, "ignored.csv", "a,b\n")
+
+
+def test_search_returns_exact_spans_of_snapshots(tmp_path: Path, cache_dir: str) -> None:
+    make_corpus(tmp_path / "corpus")
+    corpus = open_corpus(str(tmp_path / "corpus"), cache_dir, 600)
+    hits = corpus.search_sync("Aurora A1 energy Wh/kg", 5)
+    assert hits[0].location == "a.md"
+    store = SnapshotStore.in_cache(cache_dir)
+    for hit in hits:
+        assert store.get(hit.sha256)[hit.start : hit.end] == hit.text
+    assert corpus.search_sync("Sodium-ion", 3)[0].location == "notes/x"
+    assert corpus.search_sync("zzzz qqqq", 3) == []
+
+
+def test_chinese_question_finds_chinese_passage(tmp_path: Path, cache_dir: str) -> None:
+    make_corpus(tmp_path / "corpus")
+    corpus = open_corpus(str(tmp_path / "corpus"), cache_dir, 600)
+    hits = corpus.search_sync("青岚新能源的合肥基地产能是多少？", 3)
+    assert hits and hits[0].location == "zh/c.md"
+    assert "8 GWh" in hits[0].text
+
+
+def test_index_is_persisted_and_only_changed_files_are_extracted(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    first = LocalCorpus(root, Path(cache_dir), 600).refresh()
+    assert first.extracted == 4 and first.rebuilt
+
+    reopened = LocalCorpus(root, Path(cache_dir), 600)
+    unchanged = reopened.refresh()
+    assert unchanged.extracted == 0 and not unchanged.rebuilt
+    assert reopened.search_sync("Norvik Halvard", 2)[0].location == "sub/b.txt"
+
+    time.sleep(0.01)
+    write(root, "sub/b.txt", "Norvik Cells now ships the N3 cell to Halvard Automotive.\n")
+    os.remove(root / "notes.jsonl")
+    changed = LocalCorpus(root, Path(cache_dir), 600).refresh()
+    assert (changed.extracted, changed.removed, changed.documents) == (1, 1, 3)
+    reopened.refresh()  # an index opened before the change catches up too
+    assert reopened.search_sync("Norvik N3", 1)[0].text.startswith("Norvik Cells now ships")
+
+
+def test_unreadable_file_is_a_failed_source_and_outside_link_is_blocked(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    outside = write(tmp_path, "secret.md", "# Secret\n\nOutside the corpus.\n")
+    (root / "link.md").symlink_to(outside)
+    corpus = open_corpus(str(root), cache_dir, 600)
+    problems = {p.location: p for p in corpus.problems()}
+    assert problems["broken.pdf"].status == "failed"
+    assert problems["link.md"].status == "blocked"
+    assert corpus.search_sync("Secret outside", 3) == []
+
+
+def test_a_single_jsonl_file_is_a_corpus(tmp_path: Path, cache_dir: str) -> None:
+    path = write(
+        tmp_path, "c.jsonl", '{"id": "p1", "title": "Kiss and Tell", "text": "A 1945 film."}\n'
+    )
+    hits = open_corpus(str(path), cache_dir, 600).search_sync("Kiss and Tell film", 1)
+    assert hits[0].location == "p1"
+
+
+def test_missing_corpus_is_a_clear_error(tmp_path: Path, cache_dir: str) -> None:
+    with pytest.raises(CorpusError, match="corpus not found"):
+        open_corpus(str(tmp_path / "nope"), cache_dir, 600)
+    write(tmp_path, "file.txt", "x")
+    with pytest.raises(CorpusError, match=r"folder or a \.jsonl"):
+        open_corpus(str(tmp_path / "file.txt"), cache_dir, 600)

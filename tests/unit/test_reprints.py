@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from grounded_research.retrieval.snapshots import sha256_text
+from grounded_research.selection.reprints import date_key, find_reprints
+from grounded_research.state import Source
+
+ARTICLE = (
+    "Aurora Cellworks today opened its first solid-state battery pilot line in Lund, Sweden. "
+    "The pilot line has an annual capacity of 0.8 GWh and will produce the Aurora A1 cell. "
+    "The opening ceremony was attended by representatives of automotive partners and the "
+    "regional government. Construction of the line started in March 2023 and took fourteen "
+    "months. The company plans to start series production in 2025 and is studying sites in "
+    "Sweden and Finland for a larger factory. Aurora Cellworks was founded in 2019."
+)
+REPRINT = "# Syndicated copy\n\n" + ARTICLE + " EV Wire could not verify the figures."
+OTHER = "Norvik Cells signed a supply agreement with Halvard Automotive for its N2 cell. " * 3
+
+
+def sources_of(texts: dict[str, tuple[str, str | None]]) -> tuple[list[Source], dict[str, str]]:
+    by_hash: dict[str, str] = {}
+    sources = []
+    for location, (text, published) in texts.items():
+        digest = sha256_text(text)
+        by_hash[digest] = text
+        sources.append(
+            Source(
+                id=location, location=location, status="fetched", sha256=digest, published=published
+            )
+        )
+    return sources, by_hash
+
+
+def test_later_near_copy_is_a_duplicate_of_the_earlier_original() -> None:
+    sources, texts = sources_of(
+        {
+            "syndicated/copy.md": (REPRINT, "2024-05-23"),
+            "press/original.md": (ARTICLE, "2024-05-21"),
+            "other.md": (OTHER, "2024-01-01"),
+        }
+    )
+    assert find_reprints(sources, texts.__getitem__) == {"syndicated/copy.md": "press/original.md"}
+
+
+def test_identical_text_is_a_duplicate_and_different_text_is_not() -> None:
+    sources, texts = sources_of({"a.md": (ARTICLE, None), "b.md": (ARTICLE, None)})
+    assert find_reprints(sources, texts.__getitem__) == {"b.md": "a.md"}
+    sources, texts = sources_of({"a.md": (ARTICLE, None), "c.md": (OTHER, None)})
+    assert find_reprints(sources, texts.__getitem__) == {}
+
+
+def test_dates_written_in_common_forms_sort() -> None:
+    assert date_key("2024-05-21") == "2024-05-21"
+    assert date_key("March 2024") == "2024-03-00"
+    assert date_key("21 May 2024") == "2024-05-21"
+    assert date_key("May 21, 2024") == "2024-05-21"
+    assert date_key(None) == ""

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from grounded_research.state import (
+    Evidence,
+    Gap,
+    Source,
+    State,
+    SubQuestion,
+    Usage,
+    merge_evidence,
+    merge_gaps,
+    merge_sources,
+    merge_sub_questions,
+    union,
+)
+
+
+def source(id: str, status: str = "fetched", sha: str = "a", **extra: object) -> Source:
+    return Source(id=id, location=f"{id}.md", status=status, sha256=sha, **extra)  # type: ignore[arg-type]
+
+
+def evidence(id: str, round: int = 0, source_id: str = "s1") -> Evidence:
+    return Evidence(
+        id=id,
+        source_id=source_id,
+        sub_question_id="q0",
+        text="t",
+        start=0,
+        end=1,
+        score=1.0,
+        round=round,
+    )
+
+
+def test_parallel_branches_finding_the_same_source_keep_one_record() -> None:
+    from_branch_a = {"s1": source("s1"), "s2": source("s2")}
+    from_branch_b = {"s1": source("s1"), "s3": source("s3")}
+    merged = merge_sources(merge_sources({}, from_branch_a), from_branch_b)
+    assert sorted(merged) == ["s1", "s2", "s3"]
+
+
+def test_refetch_does_not_undo_a_duplicate_verdict_but_new_content_does() -> None:
+    known = {"s1": source("s1", status="duplicate", duplicate_of="s0")}
+    assert merge_sources(known, {"s1": source("s1")})["s1"].status == "duplicate"
+    changed = merge_sources(known, {"s1": source("s1", sha="b")})
+    assert changed["s1"].status == "fetched"
+
+
+def test_evidence_first_found_wins_so_round_is_kept() -> None:
+    merged = merge_evidence({"e1": evidence("e1", round=0)}, {"e1": evidence("e1", round=2)})
+    assert merged["e1"].round == 0
+    assert set(merge_evidence(merged, {"e2": evidence("e2")})) == {"e1", "e2"}
+
+
+def test_gaps_accumulate_and_replace_by_id() -> None:
+    first = Gap(id="g1", sub_question_id="q0", kind="facet", detail="a", round=0)
+    second = Gap(id="g2", sub_question_id="q1", kind="facet", detail="b", round=0)
+    again = first.model_copy(update={"detail": "changed"})
+    merged = merge_gaps(merge_gaps([first], [second]), [again])
+    assert [g.id for g in merged] == ["g1", "g2"]
+    assert merged[0].detail == "changed"
+
+
+def test_sub_questions_keep_order_and_newer_wins() -> None:
+    merged = merge_sub_questions(
+        [SubQuestion(id="q0", text="a"), SubQuestion(id="q1", text="b")],
+        [SubQuestion(id="q1", text="B"), SubQuestion(id="q2", text="c")],
+    )
+    assert [(s.id, s.text) for s in merged] == [("q0", "a"), ("q1", "B"), ("q2", "c")]
+
+
+def test_union_and_usage_addition() -> None:
+    assert union(["a", "b"], ["b", "c", "c"]) == ["a", "b", "c"]
+    total = Usage(search_calls=2, seconds={"research": 1.0}) + Usage(
+        search_calls=3, seconds={"research": 0.5, "planner": 0.1}
+    )
+    assert total.search_calls == 5
+    assert total.seconds == {"research": 1.5, "planner": 0.1}
+
+
+def test_independent_sources_count_a_reprint_as_its_original() -> None:
+    state = State(
+        question="q",
+        sources={
+            "s1": source("s1"),
+            "s2": source("s2", status="duplicate", duplicate_of="s1"),
+            "s3": source("s3"),
+        },
+        evidence={
+            "e1": evidence("e1", source_id="s1"),
+            "e2": evidence("e2", source_id="s2"),
+            "e3": evidence("e3", source_id="s3"),
+        },
+    )
+    assert state.independent_sources(["e1", "e2"]) == {"s1"}
+    assert state.independent_sources(["e1", "e2", "e3"]) == {"s1", "s3"}
