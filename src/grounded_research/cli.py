@@ -22,7 +22,7 @@ from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError, GroundedResearchError, InputError
 
 EXIT_NO_SOURCES = 2
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
@@ -202,7 +202,7 @@ def print_summary(result: ResearchResult, out: Path | None, evidence: Path | Non
 
 
 def fail(message: str, code: int) -> None:
-    stderr.print(f"error: {message}", markup=False)
+    print(f"error: {message}", file=sys.stderr)
     raise typer.Exit(code)
 
 
