@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from grounded_research.retrieval.base import Retriever, SearchHit
+from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
 from grounded_research.state import Evidence, Source, SubQuestion, Usage, searched_key
 
 
@@ -72,7 +72,22 @@ async def gather(
         for hit in result:
             _record(gathered, hit, hit.score / best, sub_question, query, round_number, now)
     gathered.searched = [searched_key(sub_question.id, query) for query in queries]
+    for retriever in retrievers:
+        for problem in retriever.problems():
+            record_problem(gathered, problem)
     return gathered
+
+
+def record_problem(gathered: Gathered, problem: SourceProblem) -> None:
+    """A source that could not be used is kept, with why: never dropped silently."""
+    failed = Source(
+        id=source_id(problem.origin, problem.location),
+        location=problem.location,
+        status="blocked" if problem.status == "blocked" else "failed",
+        origin=problem.origin,
+        error=problem.error,
+    )
+    gathered.sources.setdefault(failed.id, failed)
 
 
 def _record(

@@ -9,9 +9,9 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
-from grounded_research.gathering import gather, source_id
+from grounded_research.gathering import gather
 from grounded_research.retrieval.registry import build_retrievers
-from grounded_research.state import Source, State, SubQuestion
+from grounded_research.state import State, SubQuestion
 
 WHOLE_QUESTION_ID = "q0"
 
@@ -26,17 +26,6 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
     gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)
-
-    for retriever in retrievers:
-        for problem in retriever.problems():
-            failed = Source(
-                id=source_id(problem.origin, problem.location),
-                location=problem.location,
-                status="failed" if problem.status == "failed" else "blocked",
-                origin=problem.origin,
-                error=problem.error,
-            )
-            gathered.sources[failed.id] = failed
     update = gathered.update("initial_search", started)
     update["sub_questions"] = [whole]
     return update
