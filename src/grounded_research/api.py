@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, cast
 
+from langgraph.types import Command
+
+from grounded_research.checkpointing import default_data_dir, open_checkpointer
 from grounded_research.configuration import Context
+from grounded_research.errors import InputError
 from grounded_research.state import (
     Claim,
     Evidence,
     Gap,
+    InputState,
     Reference,
     RunStatus,
     Source,
@@ -66,18 +74,102 @@ class ResearchResult:
         return json.dumps(self.evidence_table(), ensure_ascii=False, indent=2)
 
 
-async def aresearch(question: str, **options: Any) -> ResearchResult:
-    from grounded_research.graph import graph
-    from grounded_research.state import InputState
+@dataclass
+class Session:
+    """One thread of the graph with its checkpointer: start a question, resume a killed
+    or interrupted run, read the state back."""
 
+    graph: Any
+    thread_id: str
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": self.thread_id}}
+
+    async def unfinished(self) -> bool:
+        """Whether the thread holds a run that stopped before its end."""
+        if self.graph.checkpointer is None:
+            return False
+        snapshot = await self.graph.aget_state(self.config)
+        return bool(snapshot.next)
+
+    async def interrupts(self) -> list[Any]:
+        if self.graph.checkpointer is None:
+            return []
+        snapshot = await self.graph.aget_state(self.config)
+        return [i.value for task in snapshot.tasks for i in task.interrupts]
+
+    def stream(
+        self, question: str | None, context: Context, resume: Any = None
+    ) -> AsyncIterator[Any]:
+        """Stream `updates`, `custom` and `values`; `question=None` resumes the thread."""
+        if resume is not None:
+            payload: Any = Command(resume=resume)
+        elif question is None:
+            payload = None
+        else:
+            payload = InputState(question=question)
+        return cast(
+            AsyncIterator[Any],
+            self.graph.astream(
+                payload,
+                self.config,
+                context=context,
+                stream_mode=["updates", "custom", "values"],
+            ),
+        )
+
+    async def values(self) -> dict[str, Any]:
+        """The thread's whole state (nothing without a checkpointer)."""
+        if self.graph.checkpointer is None:
+            return {}
+        return dict((await self.graph.aget_state(self.config)).values)
+
+    async def result(self, values: dict[str, Any] | None = None) -> ResearchResult:
+        return ResearchResult.from_state(values or await self.values())
+
+
+@asynccontextmanager
+async def open_session(
+    thread_id: str | None = None, checkpointer: str = "sqlite", data_dir: str | None = None
+) -> AsyncIterator[Session]:
+    from grounded_research.graph import builder
+
+    async with open_checkpointer(checkpointer, data_dir or default_data_dir()) as saver:
+        graph = builder.compile(checkpointer=saver, name="researcher")
+        yield Session(graph=graph, thread_id=thread_id or uuid.uuid4().hex)
+
+
+async def aresearch(
+    question: str,
+    *,
+    thread_id: str | None = None,
+    checkpointer: str = "sqlite",
+    data_dir: str | None = None,
+    **options: Any,
+) -> ResearchResult:
+    """Run the graph on a thread (a new one unless `thread_id` is given); a thread whose
+    run stopped part-way is resumed instead of started again. `checkpointer`: "sqlite"
+    (in `data_dir`), a .sqlite path, "postgresql://…", "memory" or "none"."""
     context = Context.from_mapping(options)
-    values = await graph.ainvoke(InputState(question=question), context=context)
-    return ResearchResult.from_state(values)
+    async with open_session(thread_id, checkpointer, data_dir) as session:
+        resume = thread_id is not None and await session.unfinished()
+        values: dict[str, Any] = {}
+        async for mode, chunk in session.stream(None if resume else question, context):
+            if mode == "values":
+                values = chunk
+        if await session.interrupts():
+            raise InputError(
+                "the plan awaits approval: resume the thread with the CLI or with "
+                "Command(resume=...) on the graph"
+            )
+        return await session.result(values or None)
 
 
 def research(question: str, **options: Any) -> ResearchResult:
-    """Run the whole graph; options are `Context` fields (corpus=..., max_rounds=...)."""
+    """Run the whole graph; options are `Context` fields (corpus=..., max_rounds=...) and
+    `thread_id`, `checkpointer`, `data_dir`."""
     return asyncio.run(aresearch(question, **options))
 
 
-__all__ = ["ResearchResult", "aresearch", "asdict", "research"]
+__all__ = ["ResearchResult", "Session", "aresearch", "open_session", "research"]

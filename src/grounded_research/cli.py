@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
+from langgraph.types import Overwrite
 from rich.console import Console
 from rich.table import Table
 
-from grounded_research.api import ResearchResult
+from grounded_research.api import ResearchResult, open_session
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError, GroundedResearchError, InputError
 
@@ -29,7 +30,9 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 @app.command(help="Research QUESTION and write a report whose every statement cites its source.")
 def run(
-    question: Annotated[str, typer.Argument(help="The question to research.")],
+    question: Annotated[
+        str, typer.Argument(help="The question to research (optional when resuming --thread).")
+    ] = "",
     corpus: Annotated[
         str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
     ] = "",
@@ -50,6 +53,16 @@ def run(
     retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
     model: Annotated[str | None, typer.Option(help="'extractive' (offline default).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
+    thread: Annotated[
+        str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
+    ] = None,
+    checkpointer: Annotated[
+        str, typer.Option(help="'sqlite' (default), a .sqlite path, postgresql://…, 'none'.")
+    ] = "sqlite",
+    data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
+    approve_plan: Annotated[
+        bool, typer.Option("--approve-plan", help="Review the sub-questions before research.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     try:
@@ -63,15 +76,17 @@ def run(
             retrievers=retriever,
             model=model,
             cache_dir=cache_dir,
+            approve_plan=approve_plan or None,
         )
-        check_question(question)
+        if thread is None:
+            check_question(question)
         check_corpus(context)
     except GroundedResearchError as error:
         fail(str(error), error.exit_code)
 
     partial: dict[str, Any] = {"question": question}
     try:
-        asyncio.run(stream_run(question, context, partial, quiet))
+        asyncio.run(stream_run(question, context, partial, quiet, thread, checkpointer, data_dir))
     except KeyboardInterrupt:
         save_partial(partial, evidence, "interrupted")
         fail("interrupted", 130)
@@ -123,23 +138,71 @@ def check_corpus(context: Context) -> None:
         raise InputError(f"corpus must be a folder or a .jsonl file: {context.corpus}")
 
 
-async def stream_run(question: str, context: Context, latest: dict[str, Any], quiet: bool) -> None:
-    """Run the graph, printing each step as it finishes and keeping the latest state in
-    `latest`, so that a failure part-way still leaves everything gathered so far."""
-    from grounded_research.graph import graph
-    from grounded_research.state import InputState
+async def stream_run(
+    question: str,
+    context: Context,
+    latest: dict[str, Any],
+    quiet: bool,
+    thread: str | None,
+    checkpointer: str,
+    data_dir: str | None,
+) -> None:
+    """Run the graph on a thread, printing each step as it finishes and keeping the
+    latest state in `latest`, so that a failure part-way still leaves everything gathered
+    so far. A thread that stopped part-way is resumed; a plan awaiting approval is shown."""
+    async with open_session(thread, checkpointer, data_dir) as session:
+        resuming = thread is not None and await session.unfinished()
+        if thread is not None and not resuming:
+            check_question(question)
+        if resuming and not quiet:
+            stderr.print(f"resuming thread {session.thread_id}")
+        elif not quiet and checkpointer != "none":
+            stderr.print(f"thread {session.thread_id}")
+        resume: Any = None
+        pending_question: str | None = None if resuming else question
+        while True:
+            async for mode, chunk in session.stream(pending_question, context, resume):
+                if mode == "values":
+                    latest.update(cast(dict[str, Any], chunk))
+                elif mode == "updates" and not quiet:
+                    for node, update in cast(dict[str, Any], chunk).items():
+                        if node != "__interrupt__":
+                            stderr.print(f"[dim]·[/dim] {node}: {describe(node, update or {})}")
+            waiting = await session.interrupts()
+            if not waiting:
+                break
+            resume, pending_question = review_plan(waiting[0]), None
+        latest.update(await session.values())
 
-    async for mode, chunk in graph.astream(
-        InputState(question=question), context=context, stream_mode=["updates", "values"]
-    ):
-        if mode == "values":
-            latest.update(cast(dict[str, Any], chunk))
-        elif not quiet:
-            for node, update in cast(dict[str, Any], chunk).items():
-                stderr.print(f"[dim]·[/dim] {node}: {describe(node, update or {})}")
+
+def review_plan(request: dict[str, Any]) -> dict[str, Any]:
+    """Show the planned sub-questions; the person accepts, edits or drops each one."""
+    if not sys.stdin.isatty():
+        raise InputError("--approve-plan needs a terminal to answer on")
+    planned = request["sub_questions"]
+    stderr.print("planned sub-questions:")
+    for item in planned:
+        stderr.print(f"  {item['id']}: {item['text']}")
+    if typer.confirm("accept this plan?", default=True, err=True):
+        return {"action": "accept"}
+    kept = []
+    for item in planned[1:]:
+        answer = (
+            typer.prompt(f"{item['id']} [k]eep, [e]dit or [d]rop", default="k", err=True)
+            .strip()
+            .lower()
+        )
+        if answer.startswith("d"):
+            continue
+        if answer.startswith("e"):
+            item = {**item, "text": typer.prompt("new text", default=item["text"], err=True)}
+            item.pop("queries", None)
+        kept.append(item)
+    return {"sub_questions": kept}
 
 
 def describe(node: str, update: dict[str, Any]) -> str:
+    update = {k: v.value if isinstance(v, Overwrite) else v for k, v in update.items()}
     if node in ("initial_search", "research"):
         failed = sum(1 for s in update.get("sources", {}).values() if s.status != "fetched")
         text = (

@@ -61,6 +61,10 @@ class Context:
     follow_up_queries: int = field(
         default=3, metadata={"description": "Most follow-up queries per gap."}
     )
+    approve_plan: bool = field(
+        default=False,
+        metadata={"description": "Stop after planning until a person accepts or edits the plan."},
+    )
     cache_dir: str = field(
         default_factory=default_cache_dir,
         metadata={"description": "Where corpus indexes and source snapshots are kept."},

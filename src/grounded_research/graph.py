@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from grounded_research.configuration import Context, get_context
+from grounded_research.nodes.approve_plan import approve_plan
 from grounded_research.nodes.check_gaps import check_gaps, next_research
 from grounded_research.nodes.initial_search import initial_search
 from grounded_research.nodes.planner import planner
@@ -45,6 +46,7 @@ builder = StateGraph(
 )
 builder.add_node(initial_search)
 builder.add_node(planner)
+builder.add_node(approve_plan)
 builder.add_node(research, input_schema=ResearchTask)  # type: ignore[call-overload]
 builder.add_node(select_context)
 builder.add_node(check_gaps)
@@ -53,7 +55,10 @@ builder.add_node(verify_citations)
 
 builder.add_edge(START, "initial_search")
 builder.add_edge("initial_search", "planner")
-builder.add_conditional_edges("planner", research_each_sub_question, ["research", "select_context"])
+builder.add_edge("planner", "approve_plan")
+builder.add_conditional_edges(
+    "approve_plan", research_each_sub_question, ["research", "select_context"]
+)
 builder.add_edge("research", "select_context")
 builder.add_edge("select_context", "check_gaps")
 builder.add_conditional_edges("check_gaps", research_gaps_or_write, ["research", "write_report"])

@@ -22,7 +22,7 @@ CLI = [str(Path(sys.executable).with_name("grounded-research"))]
 
 def run(*args: str, cache_dir: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*CLI, *args, "--cache-dir", cache_dir],
+        [*CLI, *args, "--cache-dir", cache_dir, "--data-dir", cache_dir],
         capture_output=True,
         text=True,
         timeout=120,

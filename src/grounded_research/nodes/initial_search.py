@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
@@ -26,6 +27,23 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
     gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)
-    update = gathered.update("initial_search", started)
-    update["sub_questions"] = [whole]
-    return update
+    return fresh_start(gathered.update("initial_search", started), whole)
+
+
+def fresh_start(update: dict[str, Any], whole: SubQuestion) -> dict[str, Any]:
+    """A new question on a thread that already answered one starts from a clean slate:
+    every accumulating channel is overwritten instead of merged."""
+    reset = {
+        "status": "pending",
+        "report": "",
+        "references": [],
+        "context": {},
+        "unresolved": [],
+        "claims": [],
+        "sub_questions": Overwrite([whole]),
+        "gaps": Overwrite([]),
+        "round": Overwrite(0),
+    }
+    for channel in ("sources", "evidence", "searched", "warnings", "usage"):
+        reset[channel] = Overwrite(update[channel])
+    return reset
