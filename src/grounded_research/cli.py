@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Annotated, Any, cast
 
 import typer
-from langgraph.types import Overwrite
 from rich.console import Console
 from rich.table import Table
 
 from grounded_research.api import ResearchResult, open_session
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError, GroundedResearchError, InputError
+from grounded_research.retrieval.urls import read_url_list
 
 EXIT_NO_SOURCES = 2
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -50,7 +50,25 @@ def run(
     min_sources: Annotated[
         int | None, typer.Option(help="Independent sources required per sub-question.")
     ] = None,
-    retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
+    retriever: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated retrievers: local, tavily, urls (e.g. local,tavily). Default: "
+            "local with --corpus, tavily when TAVILY_API_KEY is set and there is no corpus, "
+            "plus urls with --urls."
+        ),
+    ] = None,
+    urls: Annotated[
+        Path | None,
+        typer.Option(help="File of web pages to research, one URL a line (# comments)."),
+    ] = None,
+    allow_private_network: Annotated[
+        bool,
+        typer.Option(
+            "--allow-private-network",
+            help="Let the fetcher reach loopback, private and metadata addresses.",
+        ),
+    ] = False,
     model: Annotated[str | None, typer.Option(help="'extractive' (offline default).")] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
     thread: Annotated[
@@ -66,14 +84,17 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     try:
+        url_list = read_url_list(urls) if urls is not None else None
         context = context_from_options(
             corpus=corpus or None,
+            urls=url_list,
+            allow_private_network=allow_private_network or None,
             max_rounds=max_rounds,
             max_sub_questions=max_sub_questions,
             results_per_query=results_per_query,
             token_budget=token_budget,
             min_independent_sources=min_sources,
-            retrievers=retriever,
+            retrievers=with_urls(retriever, url_list),
             model=model,
             cache_dir=cache_dir,
             approve_plan=approve_plan or None,
@@ -121,6 +142,14 @@ def context_from_options(**options: Any) -> Context:
     return context
 
 
+def with_urls(retrievers: str | None, urls: list[str] | None) -> str | None:
+    """`--urls` researches those pages beside whatever `--retriever` names."""
+    if retrievers is None or not urls:
+        return retrievers
+    names = [name.strip() for name in retrievers.split(",") if name.strip()]
+    return ",".join(names if "urls" in names or names == ["auto"] else [*names, "urls"])
+
+
 def check_question(question: str) -> None:
     if not question.strip():
         raise InputError("the question is empty")
@@ -164,10 +193,8 @@ async def stream_run(
             async for mode, chunk in session.stream(pending_question, context, resume):
                 if mode == "values":
                     latest.update(cast(dict[str, Any], chunk))
-                elif mode == "updates" and not quiet:
-                    for node, update in cast(dict[str, Any], chunk).items():
-                        if node != "__interrupt__":
-                            stderr.print(f"[dim]·[/dim] {node}: {describe(node, update or {})}")
+                elif mode == "custom" and not quiet and chunk.get("event") == "node_finished":
+                    stderr.print(f"[dim]·[/dim] {chunk['node']}: {chunk['summary']}")
             waiting = await session.interrupts()
             if not waiting:
                 break
@@ -201,31 +228,6 @@ def review_plan(request: dict[str, Any]) -> dict[str, Any]:
     return {"sub_questions": kept}
 
 
-def describe(node: str, update: dict[str, Any]) -> str:
-    update = {k: v.value if isinstance(v, Overwrite) else v for k, v in update.items()}
-    if node in ("initial_search", "research"):
-        failed = sum(1 for s in update.get("sources", {}).values() if s.status != "fetched")
-        text = (
-            f"{len(update.get('evidence', {}))} passages from "
-            f"{len(update.get('sources', {})) - failed} sources"
-        )
-        return text + (f", {failed} unreadable" if failed else "")
-    if node == "planner":
-        return "; ".join(sq.text for sq in update.get("sub_questions", []))
-    if node == "select_context":
-        count = sum(len(ids) for ids in update.get("context", {}).values())
-        return f"{count} passages selected"
-    if node == "check_gaps":
-        gaps = update.get("gaps", [])
-        final = " (final: unresolved)" if "unresolved" in update else ""
-        return f"{len(gaps)} gaps{final}"
-    if node == "verify_citations":
-        claims = update.get("claims", [])
-        supported = sum(1 for c in claims if c.verdict == "supported")
-        return f"{supported}/{len(claims)} claims supported by their citations"
-    return "done"
-
-
 def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> str:
     if evidence is None or len(partial) <= 1:
         return ""
@@ -253,6 +255,8 @@ def print_summary(result: ResearchResult, out: Path | None, evidence: Path | Non
     table.add_row("claims", ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "0")
     table.add_row("unresolved", str(len(result.unresolved)))
     table.add_row("search calls", str(usage.search_calls))
+    if usage.fetches:
+        table.add_row("pages fetched", str(usage.fetches))
     table.add_row("LLM calls", f"{usage.llm_calls} ({usage.tokens_in} in, {usage.tokens_out} out)")
     table.add_row("seconds", f"{sum(usage.seconds.values()):.2f} in nodes")
     for warning in result.warnings:

@@ -18,6 +18,7 @@ from grounded_research.nodes.research import research
 from grounded_research.nodes.select_context import select_context
 from grounded_research.nodes.verify_citations import verify_citations
 from grounded_research.nodes.write_report import write_report
+from grounded_research.progress import step
 from grounded_research.state import InputState, OutputState, ResearchTask, State, searched_key
 
 
@@ -44,14 +45,14 @@ def research_gaps_or_write(
 builder = StateGraph(
     State, input_schema=InputState, output_schema=OutputState, context_schema=Context
 )
-builder.add_node(initial_search)
-builder.add_node(planner)
-builder.add_node(approve_plan)
-builder.add_node(research, input_schema=ResearchTask)  # type: ignore[call-overload]
-builder.add_node(select_context)
-builder.add_node(check_gaps)
-builder.add_node(write_report)
-builder.add_node(verify_citations)
+builder.add_node(step(initial_search))
+builder.add_node(step(planner))
+builder.add_node(step(approve_plan))
+builder.add_node(step(research), input_schema=ResearchTask)  # type: ignore[call-overload]
+builder.add_node(step(select_context))
+builder.add_node(step(check_gaps))
+builder.add_node(step(write_report))
+builder.add_node(step(verify_citations))
 
 builder.add_edge(START, "initial_search")
 builder.add_edge("initial_search", "planner")

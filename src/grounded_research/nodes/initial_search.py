@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -23,7 +24,7 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
     if not question:
         raise InputError("the question is empty")
     context = get_context(runtime)
-    retrievers = build_retrievers(context, refresh=True)
+    retrievers = await asyncio.to_thread(build_retrievers, context, True)
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
     gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)

@@ -4,6 +4,7 @@ passages at the edges of the context where models read best."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -19,7 +20,16 @@ from grounded_research.state import Evidence, Source, State, Usage
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
     context = get_context(runtime)
+    sources, selected = await asyncio.to_thread(select, state, context)  # reads snapshots
+    changed = {i: s for i, s in sources.items() if state.sources.get(i) != s}
+    return {
+        "sources": changed,
+        "context": selected,
+        "usage": Usage(seconds={"select_context": round(time.perf_counter() - started, 4)}),
+    }
 
+
+def select(state: State, context: Context) -> tuple[dict[str, Source], dict[str, list[str]]]:
     sources = mark_reprints(state.sources, SnapshotStore.in_cache(context.cache_dir))
     candidates = candidates_per_sub_question(state, sources)
     owner = best_sub_question_per_passage(candidates)
@@ -31,13 +41,7 @@ async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, A
             interleave_queries(owned), budget_each, context.evidence_per_sub_question
         )
         selected[sub_question.id] = [e.id for e in edges_first(chosen)]
-
-    changed = {i: s for i, s in sources.items() if state.sources.get(i) != s}
-    return {
-        "sources": changed,
-        "context": selected,
-        "usage": Usage(seconds={"select_context": round(time.perf_counter() - started, 4)}),
-    }
+    return sources, selected
 
 
 def mark_reprints(sources: dict[str, Source], store: SnapshotStore) -> dict[str, Source]:

@@ -20,7 +20,9 @@ _ABBREVIATION = re.compile(
     r"feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|u\.s|u\.k)|\b[A-Z])\.$",
     re.IGNORECASE,
 )
-_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>)")
+_BLOCK_LINE = re.compile(
+    r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
+)
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -112,6 +114,8 @@ def _continues(text: str, previous: Span, line: Span) -> bool:
         return False
     if _BLOCK_LINE.match(line_text) or previous_text.lstrip().startswith(("#", "|")):
         return False
+    if previous[0] == 0 and len(previous_text) < 120:
+        return False  # the first line of a plain-text file is its title
     return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
 
 

@@ -1,0 +1,93 @@
+"""Progress events for every step: `node_started`, `node_finished` (with a summary),
+`sources_fetched` and `gaps_found`, sent on LangGraph's `custom` stream so that Studio,
+the SDK and the CLI all show the same thing."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar, cast
+
+from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
+
+NodeT = TypeVar("NodeT", bound=Callable[..., Awaitable[dict[str, Any]]])
+
+
+def step(node: NodeT) -> NodeT:
+    """Wrap a node so it reports when it starts and finishes and what it found."""
+    name = node.__name__
+
+    @functools.wraps(node)
+    async def run(state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
+        write = runtime.stream_writer
+        write({"event": "node_started", "node": name})
+        started = time.perf_counter()
+        update = await node(state, runtime)
+        seconds = round(time.perf_counter() - started, 3)
+        values = plain(update or {})
+        write(
+            {
+                "event": "node_finished",
+                "node": name,
+                "seconds": seconds,
+                "summary": summarize(name, values),
+            }
+        )
+        if "sources" in values and name in ("initial_search", "research"):
+            sources = list(values["sources"].values())
+            write(
+                {
+                    "event": "sources_fetched",
+                    "node": name,
+                    "fetched": sum(1 for s in sources if s.status == "fetched"),
+                    "unusable": sum(1 for s in sources if s.status in ("failed", "blocked")),
+                    "locations": [s.location for s in sources][:50],
+                }
+            )
+        if name == "check_gaps":
+            write(
+                {
+                    "event": "gaps_found",
+                    "gaps": [
+                        {"sub_question_id": g.sub_question_id, "kind": g.kind, "detail": g.detail}
+                        for g in values.get("gaps", [])
+                    ],
+                    "final": "unresolved" in values,
+                }
+            )
+        return update
+
+    return cast(NodeT, run)
+
+
+def plain(update: dict[str, Any]) -> dict[str, Any]:
+    """The update's values with LangGraph's `Overwrite` wrappers taken off."""
+    return {k: v.value if isinstance(v, Overwrite) else v for k, v in update.items()}
+
+
+def summarize(node: str, update: dict[str, Any]) -> str:
+    """One line on what a step did, for people watching a run."""
+    if node in ("initial_search", "research"):
+        sources = update.get("sources", {}).values()
+        unusable = sum(1 for s in sources if s.status in ("failed", "blocked"))
+        text = f"{len(update.get('evidence', {}))} passages from {len(sources) - unusable} sources"
+        return text + (f", {unusable} unusable" if unusable else "")
+    if node == "planner":
+        return "; ".join(sq.text for sq in update.get("sub_questions", []))
+    if node == "approve_plan":
+        return "plan accepted" if not update else f"{len(update['sub_questions'])} sub-questions"
+    if node == "select_context":
+        count = sum(len(ids) for ids in update.get("context", {}).values())
+        return f"{count} passages selected"
+    if node == "check_gaps":
+        final = " (final: unresolved)" if "unresolved" in update else ""
+        return f"{len(update.get('gaps', []))} gaps{final}"
+    if node == "write_report":
+        return f"{update.get('status', '')}: {len(update.get('references', []))} references"
+    if node == "verify_citations":
+        claims = update.get("claims", [])
+        supported = sum(1 for c in claims if c.verdict == "supported")
+        return f"{supported}/{len(claims)} claims supported by their citations"
+    return "done"
