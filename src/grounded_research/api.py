@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -168,8 +169,14 @@ async def aresearch(
 
 def research(question: str, **options: Any) -> ResearchResult:
     """Run the whole graph; options are `Context` fields (corpus=..., max_rounds=...) and
-    `thread_id`, `checkpointer`, `data_dir`."""
-    return asyncio.run(aresearch(question, **options))
+    `thread_id`, `checkpointer`, `data_dir`. Works inside a running event loop (Jupyter)
+    too, by running the graph on a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(aresearch(question, **options))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, aresearch(question, **options)).result()
 
 
 __all__ = ["ResearchResult", "Session", "aresearch", "open_session", "research"]
