@@ -1,0 +1,217 @@
+"""`grounded-research eval DATASET.jsonl --corpus DIR`: run a question set, print the
+figures per stage, write every record to `--out`, and fail under `--min` thresholds.
+
+Exit codes: 0 done (and every threshold met), 1 a threshold missed, 64 bad input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from grounded_research.cli import check_corpus, context_from_options
+from grounded_research.configuration import Context
+from grounded_research.errors import GroundedResearchError, InputError
+from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
+from grounded_research.evaluation.metrics import (
+    METRIC_NAMES,
+    STAGES,
+    Aggregate,
+    StageRecall,
+    Threshold,
+    parse_threshold,
+    shortfalls,
+)
+from grounded_research.evaluation.runner import EvalReport, QuestionRecord, evaluate
+
+EXIT_BELOW_THRESHOLD = 1
+stdout = Console(highlight=False)
+stderr = Console(stderr=True, highlight=False)
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.command(help="Run every question of DATASET through the graph and measure each stage.")
+def run_eval(
+    dataset: Annotated[Path, typer.Argument(help="JSONL questions (ours or HotpotQA's).")],
+    corpus: Annotated[
+        str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
+    ] = "",
+    limit: Annotated[int | None, typer.Option(help="Only the first N questions.", min=1)] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the full results (JSON) here.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Questions run at once.", min=1)] = 4,
+    minimum: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--min",
+            help="METRIC=VALUE (0.8 or 80%): exit 1 when the aggregate falls below; "
+            f"repeatable. METRIC: {', '.join(METRIC_NAMES)}.",
+        ),
+    ] = None,
+    max_rounds: Annotated[int | None, typer.Option(help="Re-search rounds for gaps.")] = None,
+    max_sub_questions: Annotated[int | None, typer.Option()] = None,
+    results_per_query: Annotated[int | None, typer.Option()] = None,
+    token_budget: Annotated[int | None, typer.Option()] = None,
+    min_sources: Annotated[
+        int | None, typer.Option(help="Independent sources required per sub-question.")
+    ] = None,
+    retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
+    cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    try:
+        thresholds = [parse_threshold(text) for text in minimum or []]
+        context = context_from_options(
+            corpus=corpus or None,
+            max_rounds=max_rounds,
+            max_sub_questions=max_sub_questions,
+            results_per_query=results_per_query,
+            token_budget=token_budget,
+            min_independent_sources=min_sources,
+            retrievers=retriever,
+            cache_dir=cache_dir,
+        )
+        check_corpus(context)
+        if out is not None and not out.parent.is_dir():
+            raise InputError(f"--out: folder not found: {out.parent}")
+        questions = load_dataset(dataset, limit)
+        report = asyncio.run(run_with_progress(questions, context, concurrency, quiet, dataset))
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+    except OSError as error:
+        fail(f"{type(error).__name__}: {error}", InputError.exit_code)
+
+    if out is not None:
+        out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    print_report(report, out)
+    check_thresholds(report.aggregate, thresholds)
+
+
+async def run_with_progress(
+    questions: list[EvalQuestion], context: Context, concurrency: int, quiet: bool, dataset: Path
+) -> EvalReport:
+    progress = Progress(
+        TextColumn("eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        console=stderr,
+        disable=quiet,
+    )
+    task = progress.add_task("eval", total=len(questions), failed=0)
+    failed = 0
+
+    def advance(record: QuestionRecord) -> None:
+        nonlocal failed
+        failed += record.status == "failed"
+        progress.update(task, advance=1, failed=failed)
+
+    with progress:
+        return await evaluate(
+            questions,
+            context,
+            concurrency=concurrency,
+            on_done=advance,
+            dataset=str(dataset),
+            limit=len(questions),
+        )
+
+
+def print_report(report: EvalReport, out: Path | None) -> None:
+    summary = report.aggregate
+    stdout.print(stage_table(summary))
+    stdout.print(figures_table(report))
+    if report.by_tag:
+        stdout.print(tag_table(list(report.by_tag.items())))
+    for record in report.questions:
+        if record.error:
+            stderr.print(f"failed: {record.id}: {record.error}", markup=False, soft_wrap=True)
+    if out is not None:
+        stderr.print(f"results: {out}", markup=False, soft_wrap=True)
+
+
+def stage_table(summary: Aggregate) -> Table:
+    table = Table(title="evidence per stage (mean over questions)", title_justify="left")
+    table.add_column("metric")
+    table.add_column("n", justify="right")
+    for stage in STAGES:
+        table.add_column(stage, justify="right")
+    rows: list[tuple[str, StageRecall | None, int]] = [
+        ("gold-source recall", summary.gold_recall, summary.gold_questions),
+        ("answer recall", summary.answer_recall, summary.answer_questions),
+        ("fact recall", summary.fact_recall, summary.fact_questions),
+    ]
+    for name, recall, n in rows:
+        cells = ["—"] * len(STAGES) if recall is None else [_pct(recall.at(s)) for s in STAGES]
+        table.add_row(name, str(n), *cells)
+    table.caption = "report: claims of the report; for sources, the sources it cites"
+    return table
+
+
+def figures_table(report: EvalReport) -> Table:
+    summary = report.aggregate
+    cost = summary.cost
+    verdicts = ", ".join(f"{n} {v}" for v, n in summary.verdicts.items()) or "none"
+    seconds_each = report.config.wall_seconds / max(1, summary.questions)
+    table = Table(title="report quality and cost", show_header=False, title_justify="left")
+    table.add_row("questions", f"{summary.questions} ({summary.failed} failed)")
+    table.add_row("citation validity", f"{_pct(summary.citation_validity)} of {summary.citations}")
+    table.add_row("claim coverage", f"{_pct(summary.claim_coverage)} of {summary.claims} claims")
+    table.add_row("verifier verdicts", verdicts)
+    table.add_row(
+        "unanswerable handled", f"{_pct(summary.unanswerable_handled)} of {summary.unanswerable}"
+    )
+    table.add_row("answerable, declared open", _pct(summary.answerable_abstained))
+    table.add_row(
+        "per question",
+        f"{cost.seconds:.2f} s wall, {cost.search_calls:.1f} searches, "
+        f"{cost.llm_calls:.1f} LLM calls ({cost.tokens_in:.0f} in, {cost.tokens_out:.0f} out), "
+        f"{cost.fetches:.1f} fetches",
+    )
+    table.add_row(
+        "total", f"{report.config.wall_seconds:.1f} s wall ({seconds_each:.2f} s/question)"
+    )
+    return table
+
+
+def tag_table(tagged: list[tuple[str, Aggregate]]) -> Table:
+    table = Table(title="by tag (retrieved / selected / report)", title_justify="left")
+    for column in ("tag", "n", "gold-source recall", "answer recall", "fact recall"):
+        table.add_column(column, justify="left" if column == "tag" else "right")
+    for tag, summary in tagged:
+        table.add_row(
+            tag,
+            str(summary.questions),
+            _stages(summary.gold_recall),
+            _stages(summary.answer_recall),
+            _stages(summary.fact_recall),
+        )
+    return table
+
+
+def check_thresholds(summary: Aggregate, thresholds: list[Threshold]) -> None:
+    missed = shortfalls(summary, thresholds)
+    for shortfall in missed:
+        stderr.print(f"below threshold: {shortfall}", markup=False, soft_wrap=True)
+    if missed:
+        raise typer.Exit(EXIT_BELOW_THRESHOLD)
+
+
+def fail(message: str, code: int) -> NoReturn:
+    stderr.print(f"error: {message}", markup=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def _stages(recall: StageRecall | None) -> str:
+    return "—" if recall is None else " / ".join(f"{100 * recall.at(s):.0f}" for s in STAGES)
