@@ -52,7 +52,11 @@ class Context:
         default=4000, metadata={"description": "Tokens of evidence the writer may receive."}
     )
     evidence_per_sub_question: int = field(
-        default=8, metadata={"description": "Most evidence passages selected per sub-question."}
+        default=32,
+        metadata={
+            "description": "Most evidence passages selected per sub-question; the token "
+            "budget usually binds first."
+        },
     )
     min_independent_sources: int = field(
         default=2,

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from itertools import combinations
 
-from grounded_research.facts import named_terms, names_as_written, quantities, statuses, years
+from grounded_research.facts import is_unit, name_phrases, quantities, statuses, years
 from grounded_research.selection.chunking import sentences
 
 _EVENTS = {
@@ -100,10 +100,10 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     """Pairs that disagree, grouped: pairs of the same kind and detail that share a
     statement are one disagreement with several sides."""
     groups: list[tuple[str, str, str, list[tuple[Statement, str]]]] = []
-    analysed = [(s, named_terms(s.sentence)) for s in found]
+    analysed = [(s, subjects(s.sentence)) for s in found]
     for (a, names_a), (b, names_b) in combinations(analysed, 2):
         shared = names_a & names_b
-        if a.source == b.source or not shared - GENERIC_NAME_WORDS:
+        if a.source == b.source or not shared:
             continue
         for kind, detail, value_a, value_b in _disagreements(a.sentence, b.sentence):
             group = next(
@@ -112,15 +112,12 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
                     for g in groups
                     if g[0] == kind
                     and g[1] == detail
-                    and (
-                        g[2] == names_as_written(shared, a.sentence)
-                        or any(s in (a, b) for s, _ in g[3])
-                    )
+                    and (g[2] == _subject(shared) or any(s in (a, b) for s, _ in g[3]))
                 ),
                 None,
             )
             if group is None:
-                group = (kind, detail, names_as_written(shared, a.sentence), [])
+                group = (kind, detail, _subject(shared), [])
                 groups.append(group)
             for statement, value in ((a, value_a), (b, value_b)):
                 if all(s.source != statement.source for s, _ in group[3]):
@@ -153,6 +150,22 @@ def _disagreements(a: str, b: str) -> list[tuple[str, str, str, str]]:
         elif right <= status_a and left <= status_b and not left <= status_a:
             found.append(("status_conflict", "status", _join(right), _join(left)))
     return found
+
+
+def subjects(sentence: str) -> set[str]:
+    """The whole names a sentence is about ("Aurora A1", "YG Entertainment"): two
+    sentences share a subject only when they share a whole name, so "YG Entertainment"
+    and "FNC Entertainment" do not."""
+    return {
+        phrase
+        for phrase in name_phrases(sentence)
+        if phrase.lower() not in GENERIC_NAME_WORDS and not phrase.isdigit() and not is_unit(phrase)
+    }
+
+
+def _subject(shared: set[str]) -> str:
+    """The most specific shared name: the longest, then the first alphabetically."""
+    return sorted(shared, key=lambda name: (-len(name), name))[0]
 
 
 def events(sentence: str) -> set[str]:

@@ -115,7 +115,19 @@ def years(sentence: str, in_full_dates: bool = True) -> list[int]:
 
 
 def statuses(sentence: str) -> set[str]:
-    return {name for name, pattern in _STATUS.items() if pattern.search(sentence)}
+    """Status words the sentence asserts; "has not yet delivered" is not "delivered"."""
+    found = set()
+    for name, pattern in _STATUS.items():
+        for match in pattern.finditer(sentence):
+            negated = _NEGATION.search(sentence[max(0, match.start() - 25) : match.start()])
+            if name == "delayed" or not negated:
+                found.add(name)
+                break
+    return found
+
+
+def is_unit(word: str) -> bool:
+    return _UNIT_WORD.fullmatch(word.strip()) is not None
 
 
 def is_negated(sentence: str) -> bool:
