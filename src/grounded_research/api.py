@@ -5,17 +5,19 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.types import Command
 
 from grounded_research.checkpointing import default_data_dir, open_checkpointer
 from grounded_research.configuration import Context
 from grounded_research.errors import InputError
+from grounded_research.models import use_chat_model
 from grounded_research.state import (
     Claim,
     Evidence,
@@ -147,11 +149,22 @@ async def aresearch(
     thread_id: str | None = None,
     checkpointer: str = "sqlite",
     data_dir: str | None = None,
+    chat_model: BaseChatModel | None = None,
     **options: Any,
 ) -> ResearchResult:
     """Run the graph on a thread (a new one unless `thread_id` is given); a thread whose
     run stopped part-way is resumed instead of started again. `checkpointer`: "sqlite"
-    (in `data_dir`), a .sqlite path, "postgresql://…", "memory" or "none"."""
+    (in `data_dir`), a .sqlite path, "postgresql://…", "memory" or "none". `chat_model`:
+    a LangChain chat model object every step uses instead of `model`."""
+    if chat_model is not None:
+        with use_chat_model(chat_model):
+            return await aresearch(
+                question,
+                thread_id=thread_id,
+                checkpointer=checkpointer,
+                data_dir=data_dir,
+                **options,
+            )
     context = Context.from_mapping(options)
     async with open_session(thread_id, checkpointer, data_dir) as session:
         resume = thread_id is not None and await session.unfinished()

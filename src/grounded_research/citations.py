@@ -17,7 +17,10 @@ CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 NON_CLAIM_SECTIONS = re.compile(
     r"^#{1,6}\s*(?:unresolved|references|sources|reprints|未解决|参考|来源|转载)", re.I | re.M
 )
-_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)|[*_`“”\"]")
+_LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
+_EMPHASIS = re.compile(r"\*\*|__|`")
+UNSUPPORTED_FLAG = "⚠ unsupported by its citations"
+_FLAGGED = re.compile(r"\s*" + re.escape(UNSUPPORTED_FLAG) + r"\s*\(\w+\)")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ def split_claims(report: str) -> list[ReportClaim]:
     cut = NON_CLAIM_SECTIONS.search(report)
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
-    for line in body.splitlines():
+    for line in _FLAGGED.sub("", body).splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         for start, end in sentences(line):
@@ -47,7 +50,7 @@ def split_claims(report: str) -> list[ReportClaim]:
             numbers = [
                 int(n) for group in CITATION.findall(sentence) for n in re.split(r"[,;]", group)
             ]
-            text = _MARKUP.sub("", CITATION.sub("", sentence)).strip(" :")
+            text = _unquoted(_EMPHASIS.sub("", _LINE_MARKUP.sub("", CITATION.sub("", sentence))))
             if not text and numbers and claims:
                 # "… end of a quote.” [3]": the marker belongs to the sentence before it
                 last = claims[-1]
@@ -55,6 +58,15 @@ def split_claims(report: str) -> list[ReportClaim]:
             elif len(text.split()) >= 3 or len(text) >= 12:
                 claims.append(ReportClaim(text, numbers))
     return claims
+
+
+def _unquoted(text: str) -> str:
+    """The claim without the quotation marks the report put around it (a quote inside
+    the claim stays: it is part of what the source says)."""
+    text = text.strip(" :").removeprefix("“").removesuffix("”")
+    if text.count('"') % 2:  # an unbalanced straight quote is the report's own
+        text = text[1:] if text.startswith('"') else text.removesuffix('"')
+    return text.strip()
 
 
 def judge(claim_text: str, cited: list[Evidence]) -> tuple[Verdict, str]:

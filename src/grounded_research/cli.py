@@ -19,7 +19,8 @@ from rich.table import Table
 
 from grounded_research.api import ResearchResult, open_session
 from grounded_research.configuration import Context
-from grounded_research.errors import ConfigurationError, GroundedResearchError, InputError
+from grounded_research.errors import GroundedResearchError, InputError
+from grounded_research.models import check_models, describe_models
 from grounded_research.retrieval.urls import read_url_list
 
 EXIT_NO_SOURCES = 2
@@ -69,7 +70,38 @@ def run(
             help="Let the fetcher reach loopback, private and metadata addresses.",
         ),
     ] = False,
-    model: Annotated[str | None, typer.Option(help="'extractive' (offline default).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="provider:name, e.g. openai:gpt-4.1-mini; 'extractive' (default): no LLM."
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (vLLM, "
+            "llama.cpp, Ollama, LM Studio)."
+        ),
+    ] = None,
+    planner_model: Annotated[
+        str | None, typer.Option(help="Model for planning and gap checks (default: --model).")
+    ] = None,
+    writer_model: Annotated[
+        str | None, typer.Option(help="Model that writes the report (default: --model).")
+    ] = None,
+    verifier_model: Annotated[
+        str | None, typer.Option(help="Model that checks citations (default: --model).")
+    ] = None,
+    structured_output: Annotated[
+        str | None,
+        typer.Option(help="json_schema (default), function_calling, json_mode or prompt."),
+    ] = None,
+    model_timeout: Annotated[
+        float | None, typer.Option(help="Seconds one model request may take.")
+    ] = None,
+    max_output_tokens: Annotated[
+        int | None, typer.Option(help="Most tokens one model answer may have.")
+    ] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
     thread: Annotated[
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
@@ -96,6 +128,13 @@ def run(
             min_independent_sources=min_sources,
             retrievers=with_urls(retriever, url_list),
             model=model,
+            base_url=base_url,
+            planner_model=planner_model,
+            writer_model=writer_model,
+            verifier_model=verifier_model,
+            structured_output=structured_output,
+            model_timeout=model_timeout,
+            max_output_tokens=max_output_tokens,
             cache_dir=cache_dir,
             approve_plan=approve_plan or None,
         )
@@ -104,6 +143,8 @@ def run(
         check_corpus(context)
     except GroundedResearchError as error:
         fail(str(error), error.exit_code)
+    if not quiet:
+        stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
 
     partial: dict[str, Any] = {"question": question}
     try:
@@ -135,10 +176,7 @@ def run(
 
 def context_from_options(**options: Any) -> Context:
     context = Context.from_mapping(options)
-    if context.model != "extractive":
-        raise ConfigurationError(
-            f"unknown model {context.model!r}: this version runs 'extractive' (no LLM) only"
-        )
+    check_models(context)
     return context
 
 
@@ -159,7 +197,10 @@ def check_corpus(context: Context) -> None:
     if "local" not in context.retriever_names:
         return
     if not context.corpus:
-        raise InputError("no corpus given: pass --corpus DIR (a folder or a .jsonl file)")
+        raise InputError(
+            "no corpus given: pass --corpus DIR (a folder or a .jsonl file), --urls FILE, "
+            "or set TAVILY_API_KEY to search the web"
+        )
     path = Path(context.corpus).expanduser()
     if not path.exists():
         raise InputError(f"corpus not found: {context.corpus}")
@@ -258,6 +299,12 @@ def print_summary(result: ResearchResult, out: Path | None, evidence: Path | Non
     if usage.fetches:
         table.add_row("pages fetched", str(usage.fetches))
     table.add_row("LLM calls", f"{usage.llm_calls} ({usage.tokens_in} in, {usage.tokens_out} out)")
+    for node, used in usage.llm.items():
+        extra = f", {used.retries} retried" if used.retries else ""
+        extra += f", {used.fallbacks} fell back" if used.fallbacks else ""
+        table.add_row(
+            f"  {node}", f"{used.calls} calls ({used.tokens_in} in, {used.tokens_out} out{extra})"
+        )
     table.add_row("seconds", f"{sum(usage.seconds.values()):.2f} in nodes")
     for warning in result.warnings:
         table.add_row("warning", warning)

@@ -28,12 +28,57 @@ class Context:
         metadata={"description": "Local corpus: a folder (read recursively) or one .jsonl file."},
     )
     retrievers: str = field(
-        default="local",
-        metadata={"description": "Comma-separated retrievers to search with, e.g. 'local'."},
+        default="auto",
+        metadata={
+            "description": "Comma-separated retrievers: local, tavily, urls. 'auto': local with a "
+            "corpus, tavily when TAVILY_API_KEY is set and there is no corpus, plus urls when "
+            "urls are given."
+        },
+    )
+    urls: list[str] = field(
+        default_factory=list,
+        metadata={"description": "Web pages to research (the 'urls' retriever)."},
     )
     model: str = field(
         default="extractive",
-        metadata={"description": "'extractive' (offline, no LLM) or provider:name."},
+        metadata={
+            "description": "'extractive' (offline, no LLM) or provider:name, e.g. "
+            "'openai:gpt-4.1-mini'."
+        },
+    )
+    base_url: str = field(
+        default="",
+        metadata={
+            "description": "Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama's "
+            "/v1, LM Studio); OPENAI_BASE_URL fills it when left empty."
+        },
+    )
+    planner_model: str = field(
+        default="", metadata={"description": "Model that plans and checks gaps; empty = model."}
+    )
+    writer_model: str = field(
+        default="", metadata={"description": "Model that writes the report; empty = model."}
+    )
+    verifier_model: str = field(
+        default="", metadata={"description": "Model that checks citations; empty = model."}
+    )
+    structured_output: str = field(
+        default="json_schema",
+        metadata={
+            "description": "How models return JSON: 'json_schema' (response_format), "
+            "'function_calling' (tools), 'json_mode', or 'prompt' (asked in the prompt only)."
+        },
+    )
+    model_timeout: float = field(
+        default=120.0, metadata={"description": "Seconds one model request may take."}
+    )
+    model_retries: int = field(
+        default=2,
+        metadata={"description": "Retries of a model request after a timeout or rate limit."},
+    )
+    max_output_tokens: int = field(
+        default=0,
+        metadata={"description": "Most tokens one model answer may have (0: the model's limit)."},
     )
     max_sub_questions: int = field(
         default=4, metadata={"description": "Sub-questions the planner may add to the question."}
@@ -73,18 +118,128 @@ class Context:
         default_factory=default_cache_dir,
         metadata={"description": "Where corpus indexes and source snapshots are kept."},
     )
+    allow_private_network: bool = field(
+        default=False,
+        metadata={
+            "description": "Let the web fetcher reach loopback, private, link-local and "
+            "metadata addresses (intranets, tests). Off: such URLs become blocked sources."
+        },
+    )
+    tavily_search_depth: str = field(
+        default="basic", metadata={"description": "Tavily search depth: basic or advanced."}
+    )
+    tavily_topic: str = field(
+        default="general", metadata={"description": "Tavily topic: general, news or finance."}
+    )
+    tavily_time_range: str = field(
+        default="",
+        metadata={"description": "Tavily time range: day, week, month, year, or '' for any."},
+    )
+    tavily_max_results: int = field(
+        default=5, metadata={"description": "Most pages one Tavily search returns."}
+    )
+    tavily_include_domains: list[str] = field(
+        default_factory=list, metadata={"description": "Tavily searches only these domains."}
+    )
+    tavily_exclude_domains: list[str] = field(
+        default_factory=list, metadata={"description": "Tavily never returns these domains."}
+    )
+    tavily_base_url: str = field(
+        default="https://api.tavily.com",
+        metadata={"description": "Tavily API base URL (tests point it at a local server)."},
+    )
+    search_concurrency: int = field(
+        default=8,
+        metadata={"description": "Searches in flight at once, across all parallel branches."},
+    )
+    fetch_concurrency: int = field(
+        default=8,
+        metadata={"description": "Page fetches in flight at once, across all parallel branches."},
+    )
+    search_timeout: float = field(
+        default=30.0, metadata={"description": "Seconds one search call may take."}
+    )
+    fetch_timeout: float = field(
+        default=20.0,
+        metadata={"description": "Seconds one page may take, redirects and retries included."},
+    )
+    fetch_retries: int = field(
+        default=2, metadata={"description": "Retries of a page after a 429 or 5xx answer."}
+    )
+    max_page_bytes: int = field(
+        default=5_000_000,
+        metadata={"description": "Bytes read of one page; longer HTML/text is cut there."},
+    )
+    max_pages: int = field(
+        default=60, metadata={"description": "Web pages one run may use (fetched or cached)."}
+    )
+    page_cache_days: float = field(
+        default=7.0,
+        metadata={"description": "Days a fetched page is reused from the cache (0 = never)."},
+    )
+    run_deadline: float = field(
+        default=900.0,
+        metadata={
+            "description": "Seconds after the run's start when no new search or fetch begins "
+            "(0 = no deadline); the report is written from what was found."
+        },
+    )
 
     def __post_init__(self) -> None:
         for name in ("max_sub_questions", "results_per_query", "chunk_size", "token_budget"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("max_rounds", "min_independent_sources"):
+        for name in ("search_concurrency", "fetch_concurrency", "max_page_bytes"):
+            if getattr(self, name) < 1:
+                raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("search_timeout", "fetch_timeout"):
+            if getattr(self, name) <= 0:
+                raise ConfigurationError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.model_timeout <= 0:
+            raise ConfigurationError(f"model_timeout must be positive, got {self.model_timeout}")
+        if self.max_output_tokens < 0:
+            raise ConfigurationError(
+                f"max_output_tokens must not be negative, got {self.max_output_tokens}"
+            )
+        if self.model_retries < 0:
+            raise ConfigurationError(
+                f"model_retries must not be negative, got {self.model_retries}"
+            )
+        choices = {
+            "structured_output": ("json_schema", "function_calling", "json_mode", "prompt"),
+            "tavily_search_depth": ("basic", "advanced"),
+            "tavily_topic": ("general", "news", "finance"),
+            "tavily_time_range": ("", "day", "week", "month", "year"),
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ConfigurationError(
+                    f"{name} must be one of {', '.join(repr(a) for a in allowed)}, "
+                    f"got {getattr(self, name)!r}"
+                )
+        for name in (
+            "max_rounds",
+            "min_independent_sources",
+            "fetch_retries",
+            "max_pages",
+            "page_cache_days",
+            "run_deadline",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
 
     @property
     def retriever_names(self) -> list[str]:
-        return [name.strip() for name in self.retrievers.split(",") if name.strip()]
+        """The retrievers to use; 'auto' picks them from what the run was given."""
+        names = [name.strip() for name in self.retrievers.split(",") if name.strip()]
+        if names != ["auto"]:
+            return names
+        picked = ["local"] if self.corpus else []
+        if self.urls:
+            picked.append("urls")
+        if not picked:
+            picked.append("tavily" if os.environ.get("TAVILY_API_KEY") else "local")
+        return picked
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> Context:

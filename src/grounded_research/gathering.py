@@ -23,6 +23,7 @@ class Gathered:
     searched: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     search_calls: int = 0
+    fetches: int = 0
 
     def update(self, node: str, started: float) -> dict[str, object]:
         """The state update for a node that gathered this."""
@@ -33,6 +34,7 @@ class Gathered:
             "warnings": self.warnings,
             "usage": Usage(
                 search_calls=self.search_calls,
+                fetches=self.fetches,
                 seconds={node: round(time.perf_counter() - started, 4)},
             ),
         }
@@ -75,6 +77,7 @@ async def gather(
     for retriever in retrievers:
         for problem in retriever.problems():
             record_problem(gathered, problem)
+        gathered.fetches += int(getattr(retriever, "fetches", 0))  # web retrievers count pages
     return gathered
 
 
@@ -110,7 +113,8 @@ def _record(
             origin=hit.origin,
             sha256=hit.sha256,
             published=hit.published,
-            retrieved_at=now,
+            retrieved_at=hit.retrieved_at or now,
+            error=hit.note,
         ),
     )
     record_id = evidence_id(sub_question.id, source, hit.start, hit.end)

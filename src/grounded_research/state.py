@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
 Origin = Literal["local", "web"]
-GapKind = Literal["no_evidence", "few_sources", "conflict", "status_conflict", "facet"]
+GapKind = Literal["no_evidence", "few_sources", "conflict", "status_conflict", "facet", "judged"]
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
 
@@ -95,6 +95,25 @@ class Claim(BaseModel):
     note: str = ""
 
 
+class LLMUsage(BaseModel):
+    """One node's model calls: every request sent counts, tokens as the model reported."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    retries: int = Field(default=0, description="Calls repeated after a timeout or bad output.")
+    fallbacks: int = Field(default=0, description="Times the node fell back to extractive.")
+
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            calls=self.calls + other.calls,
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            retries=self.retries + other.retries,
+            fallbacks=self.fallbacks + other.fallbacks,
+        )
+
+
 class Usage(BaseModel):
     llm_calls: int = 0
     tokens_in: int = 0
@@ -103,11 +122,15 @@ class Usage(BaseModel):
     fetches: int = 0
     embedded_texts: int = 0
     seconds: dict[str, float] = Field(default_factory=dict, description="Wall seconds per node.")
+    llm: dict[str, LLMUsage] = Field(default_factory=dict, description="Model calls per node.")
 
     def __add__(self, other: Usage) -> Usage:
         seconds = dict(self.seconds)
         for node, spent in other.seconds.items():
             seconds[node] = round(seconds.get(node, 0.0) + spent, 4)
+        llm = dict(self.llm)
+        for node, used in other.llm.items():
+            llm[node] = llm[node] + used if node in llm else used
         return Usage(
             llm_calls=self.llm_calls + other.llm_calls,
             tokens_in=self.tokens_in + other.tokens_in,
@@ -116,6 +139,7 @@ class Usage(BaseModel):
             fetches=self.fetches + other.fetches,
             embedded_texts=self.embedded_texts + other.embedded_texts,
             seconds=seconds,
+            llm=llm,
         )
 
 

@@ -142,7 +142,8 @@ def test_empty_folder_exits_2_with_one_line(tmp_path: Path) -> None:
         (["q", "--corpus", "/no/such/folder"], "corpus not found"),
         (["q", "--corpus", str(EXAMPLE_CORPUS / "aurora-delay-2026.md")], "folder or a .jsonl"),
         (["q", "--corpus", str(EXAMPLE_CORPUS), "--max-rounds", "-1"], "max_rounds"),
-        (["q", "--corpus", str(EXAMPLE_CORPUS), "--model", "openai:x"], "unknown model"),
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--model", "nosuch:x"], "unknown model provider"),
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--model", "gpt-4"], "unknown model"),
     ],
 )
 def test_bad_input_is_one_clear_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -5,10 +5,16 @@ required; whose terms the best passages do not cover (the usual sign of a second
 the passage that names the bridge entity does not hold the answer); and sources that
 disagree. Each gap carries follow-up queries aimed at exactly what is missing; when no
 round or no new query is left, the open gaps become `unresolved`.
+
+With a model, the rules still run, and the model judges each sub-question against its
+evidence too: covered, or a gap with why and follow-up queries aimed at exactly what is
+missing. A model's "covered" closes only the rules' lexical facet gaps, and only when the
+rules see evidence: it never closes a gap on its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from typing import Any
@@ -18,7 +24,9 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context, get_context
 from grounded_research.conflicts import Statement, find_disagreements, statements
 from grounded_research.facts import name_phrases, named_terms, names_as_written, quantities
+from grounded_research.models import ModelFailure, NodeModel, node_model
 from grounded_research.nodes.planner import facets_of
+from grounded_research.prompts import Found, GapJudgement, gap_messages
 from grounded_research.selection.chunking import sentences
 from grounded_research.selection.tokenize import tokenize
 from grounded_research.state import (
@@ -35,20 +43,27 @@ from grounded_research.state import (
 TOP_PASSAGES_FOR_FACETS = 3
 SUPPORTING_SCORE = 0.3
 FIGURE_GAPS_PER_SUB_QUESTION = 2
+EVIDENCE_SHOWN_TO_MODEL = 6
 
 
 async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
     context = get_context(runtime)
-    gaps: list[Gap] = []
-    for sub_question in state.sub_questions:
-        selected = state.selected_for(sub_question.id)
-        gaps.extend(coverage_gaps(state, sub_question, selected, context))
+    llm = node_model(context, "gaps", node="check_gaps")
+    per_sub_question = {
+        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context)
+        for sq in state.sub_questions
+    }
+    if llm is not None:
+        per_sub_question = await judged_by_model(llm, state, per_sub_question, context)
+    gaps = [gap for found in per_sub_question.values() for gap in found]
     gaps.extend(conflict_gaps(state))
 
+    seconds = round(time.perf_counter() - started, 4)
     update: dict[str, Any] = {
         "gaps": gaps,
-        "usage": Usage(seconds={"check_gaps": round(time.perf_counter() - started, 4)}),
+        "usage": llm.usage(started) if llm else Usage(seconds={"check_gaps": seconds}),
+        "warnings": llm.warnings if llm else [],
     }
     if not next_research(state.sub_questions, gaps, state.searched, state.round, context):
         update["unresolved"] = gaps
@@ -80,6 +95,68 @@ def next_research(
                 ResearchTask(sub_question=sub_question, queries=queries, round=round_number + 1)
             )
     return tasks
+
+
+async def judged_by_model(
+    llm: NodeModel, state: State, rules: dict[str, list[Gap]], context: Context
+) -> dict[str, list[Gap]]:
+    """The rules' gaps per sub-question, each adjusted by the model's judgement."""
+    judged = await asyncio.gather(
+        *(judge_sub_question(llm, state, sq, rules[sq.id], context) for sq in state.sub_questions)
+    )
+    return {sq.id: gaps for sq, gaps in zip(state.sub_questions, judged, strict=True)}
+
+
+async def judge_sub_question(
+    llm: NodeModel, state: State, sub_question: SubQuestion, rules: list[Gap], context: Context
+) -> list[Gap]:
+    selected = sorted(state.selected_for(sub_question.id), key=lambda e: -e.score)
+    shown = [
+        Found(
+            id=f"E{n}",
+            title=state.sources[e.source_id].title if e.source_id in state.sources else "",
+            location=state.sources[e.source_id].location if e.source_id in state.sources else "",
+            text=e.text,
+        )
+        for n, e in enumerate(selected[:EVIDENCE_SHOWN_TO_MODEL], start=1)
+    ]
+    messages = gap_messages(
+        state.question,
+        sub_question.text,
+        shown,
+        [f"{gap.kind}: {gap.detail}" for gap in rules],
+        context.follow_up_queries,
+    )
+    try:
+        judgement = await llm.structured(messages, GapJudgement)
+    except ModelFailure as failure:
+        llm.fell_back(failure, f"gaps of {sub_question.id} checked by rules only")
+        return rules
+    return with_judgement(state, sub_question, rules, judgement, bool(selected), context)
+
+
+def with_judgement(
+    state: State,
+    sub_question: SubQuestion,
+    rules: list[Gap],
+    judgement: GapJudgement,
+    has_evidence: bool,
+    context: Context,
+) -> list[Gap]:
+    """ "covered" drops the lexical facet gaps when there is evidence; "gap" adds a gap
+    with the model's reason and its follow-up queries (the rules' when it gave none)."""
+    if judgement.status == "covered":
+        return [g for g in rules if g.kind != "facet"] if has_evidence else rules
+    done = set(state.searched)
+    queries = [
+        query
+        for query in dict.fromkeys(" ".join(q.split()) for q in judgement.follow_up_queries)
+        if query and searched_key(sub_question.id, query) not in done
+    ][: context.follow_up_queries]
+    if not queries:
+        queries = [q for gap in rules for q in gap.follow_up_queries][: context.follow_up_queries]
+    why = " ".join(judgement.why.split()) or "the evidence does not fully answer it"
+    return [*rules, _gap(state, sub_question, "judged", why, queries or [sub_question.text])]
 
 
 def coverage_gaps(

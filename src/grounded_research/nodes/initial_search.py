@@ -12,6 +12,7 @@ from langgraph.types import Overwrite
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
 from grounded_research.gathering import gather
+from grounded_research.models import check_models
 from grounded_research.retrieval.registry import build_retrievers
 from grounded_research.state import State, SubQuestion
 
@@ -24,6 +25,7 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
     if not question:
         raise InputError("the question is empty")
     context = get_context(runtime)
+    check_models(context)
     retrievers = await asyncio.to_thread(build_retrievers, context, True)
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])

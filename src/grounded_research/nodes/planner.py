@@ -3,6 +3,10 @@
 Extractive mode: a question joined by "and", ";" or several question marks becomes one
 sub-question per part; a part that leans on the others ("what do they cost") borrows
 the names from the rest of the question so its queries can stand alone.
+
+With a model: the model splits the question, seeing the initial search results (titles
+and snippets, quoted as data) so that its queries use the names the sources use. The
+whole question stays sub-question q0 either way.
 """
 
 from __future__ import annotations
@@ -15,8 +19,14 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.facts import named_terms
+from grounded_research.models import ModelFailure, NodeModel, node_model
+from grounded_research.prompts import Found, Plan, planner_messages
 from grounded_research.selection.tokenize import content_words
 from grounded_research.state import State, SubQuestion, Usage
+
+PLANNER_RESULTS = 8
+SNIPPET_CHARS = 400
+QUERIES_PER_SUB_QUESTION = 3
 
 QUESTION_WORDS = frozenset(
     [
@@ -80,10 +90,77 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
     context = get_context(runtime)
     whole = state.sub_questions[0]
-    question_names = named_terms(state.question)
+    whole = whole.model_copy(update={"facets": facets_of(whole.text)})
 
-    sub_questions = [whole.model_copy(update={"facets": facets_of(whole.text)})]
-    for number, part in enumerate(question_parts(state.question), start=1):
+    llm = node_model(context, "planner", node="planner")
+    warnings: list[str] = []
+    if llm is not None:
+        try:
+            planned = await planned_by_model(llm, state, context)
+            return {"sub_questions": [whole, *planned], "usage": llm.usage(started)}
+        except ModelFailure as failure:
+            warnings = llm.fell_back(failure, "planned by rules instead")
+
+    sub_questions = [whole, *planned_by_rules(state.question, context)]
+    seconds = round(time.perf_counter() - started, 4)
+    usage = llm.usage(started) if llm else Usage(seconds={"planner": seconds})
+    return {"sub_questions": sub_questions, "usage": usage, "warnings": warnings}
+
+
+async def planned_by_model(llm: NodeModel, state: State, context: Context) -> list[SubQuestion]:
+    """The model's sub-questions, numbered q1…; repeats of the question or of one another
+    are dropped, and a sub-question without queries is searched as written."""
+    plan = await llm.structured(
+        planner_messages(state.question, initial_results(state), context.max_sub_questions),
+        Plan,
+    )
+    seen = {" ".join(state.question.lower().split())}
+    sub_questions: list[SubQuestion] = []
+    for planned in plan.sub_questions:
+        text = " ".join(planned.question.split())
+        if not text or text.lower() in seen:
+            continue
+        seen.add(text.lower())
+        queries = list(dict.fromkeys(" ".join(q.split()) for q in planned.queries if q.strip()))
+        facets = [" ".join(f.split()) for f in planned.facets if f.strip()]
+        sub_questions.append(
+            SubQuestion(
+                id=f"q{len(sub_questions) + 1}",
+                text=text,
+                queries=queries[:QUERIES_PER_SUB_QUESTION] or [text],
+                facets=facets or facets_of(text),
+            )
+        )
+        if len(sub_questions) == context.max_sub_questions:
+            break
+    return sub_questions
+
+
+def initial_results(state: State) -> list[Found]:
+    """The best passages the question found as asked, as the planner is shown them."""
+    whole = state.sub_questions[0].id
+    found = sorted(
+        (e for e in state.evidence.values() if e.sub_question_id == whole), key=lambda e: -e.score
+    )
+    results: list[Found] = []
+    for record in found[:PLANNER_RESULTS]:
+        source = state.sources.get(record.source_id)
+        results.append(
+            Found(
+                id=record.id,
+                title=source.title if source else "",
+                location=source.location if source else "",
+                text=" ".join(record.text.split())[:SNIPPET_CHARS],
+            )
+        )
+    return results
+
+
+def planned_by_rules(question: str, context: Context) -> list[SubQuestion]:
+    """One sub-question per part of a compound question."""
+    question_names = named_terms(question)
+    sub_questions: list[SubQuestion] = []
+    for number, part in enumerate(question_parts(question), start=1):
         if number > context.max_sub_questions:
             break
         query = part
@@ -93,10 +170,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         sub_questions.append(
             SubQuestion(id=f"q{number}", text=part, queries=[query], facets=facets_of(part))
         )
-    return {
-        "sub_questions": sub_questions,
-        "usage": Usage(seconds={"planner": round(time.perf_counter() - started, 4)}),
-    }
+    return sub_questions
 
 
 def question_parts(question: str) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from grounded_research.citations import normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens
@@ -30,8 +31,9 @@ async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, A
 
 
 def select(state: State, context: Context) -> tuple[dict[str, Source], dict[str, list[str]]]:
-    sources = mark_reprints(state.sources, SnapshotStore.in_cache(context.cache_dir))
-    candidates = candidates_per_sub_question(state, sources)
+    store = SnapshotStore.in_cache(context.cache_dir)
+    sources = mark_reprints(state.sources, store)
+    candidates = candidates_per_sub_question(state, sources, store)
     owner = best_sub_question_per_passage(candidates)
     budget_each = context.token_budget // max(1, len(state.sub_questions))
     selected: dict[str, list[str]] = {}
@@ -62,27 +64,25 @@ def mark_reprints(sources: dict[str, Source], store: SnapshotStore) -> dict[str,
 
 
 def candidates_per_sub_question(
-    state: State, sources: dict[str, Source]
+    state: State, sources: dict[str, Source], store: SnapshotStore
 ) -> dict[str, list[Evidence]]:
-    """Evidence from readable sources, best first; a reprint's passages only when its
-    original gave this sub-question nothing."""
+    """Evidence from readable sources, best first. A reprint's passage stays out when
+    its original says the same thing: only what the copy adds (an editor's note, a
+    changed figure) is worth a place of its own."""
     grouped: dict[str, list[Evidence]] = {}
     for record in state.evidence.values():
         source = sources.get(record.source_id)
-        if source is not None and source.status in ("fetched", "duplicate"):
-            grouped.setdefault(record.sub_question_id, []).append(record)
-    for sub_question_id, records in grouped.items():
-        present = {r.source_id for r in records}
-        grouped[sub_question_id] = sorted(
-            (
-                r
-                for r in records
-                if sources[r.source_id].status != "duplicate"
-                or sources[r.source_id].duplicate_of not in present
-            ),
-            key=lambda r: (-r.score, r.round, r.id),
-        )
-    return grouped
+        if source is None or source.status not in ("fetched", "duplicate"):
+            continue
+        if source.status == "duplicate" and source.duplicate_of in sources:
+            original = sources[source.duplicate_of]
+            if normalize(record.text) in normalize(store.get(original.sha256)):
+                continue
+        grouped.setdefault(record.sub_question_id, []).append(record)
+    return {
+        sub_question_id: sorted(records, key=lambda r: (-r.score, r.round, r.id))
+        for sub_question_id, records in grouped.items()
+    }
 
 
 def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict[Any, str]:

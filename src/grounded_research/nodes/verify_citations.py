@@ -3,20 +3,31 @@
 A citation to a number that no reference holds is invalid; a claim is supported when
 its words stand in a cited passage, partial when only its numbers and names do.
 Unsupported claims are flagged in the report itself, not hidden.
+
+With a model, the claims that are not verbatim quotes of what they cite are sent to it in
+batches, each with its cited evidence quoted, for a verdict: supported, partial,
+unsupported or contradicted. A batch the model cannot answer keeps the rule verdicts.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
 import time
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from grounded_research.citations import judge, split_claims
-from grounded_research.configuration import Context
-from grounded_research.state import Claim, State, Usage
+from grounded_research.citations import CITATION, judge, split_claims
+from grounded_research.configuration import Context, get_context
+from grounded_research.models import ModelFailure, NodeModel, node_model
+from grounded_research.prompts import ClaimToCheck, Found, Verdicts, verifier_messages
+from grounded_research.state import Claim, Evidence, State, Usage
 
 FLAG = "⚠ unsupported by its citations"
+CLAIMS_PER_BATCH = 8
+VERBATIM = "verbatim in cited evidence"
+_MARKUP_CHARS = re.compile(r"[*_`“”\"]")
 
 
 async def verify_citations(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -42,12 +53,66 @@ async def verify_citations(state: State, runtime: Runtime[Context]) -> dict[str,
                 note=note,
             )
         )
+    llm = node_model(get_context(runtime), "verifier", node="verify_citations")
+    if llm is not None:
+        claims = await checked_by_model(llm, claims, by_number)
     report = flag_unsupported(state.report, claims)
+    seconds = round(time.perf_counter() - started, 4)
     return {
         "claims": claims,
         "report": report,
-        "usage": Usage(seconds={"verify_citations": round(time.perf_counter() - started, 4)}),
+        "usage": llm.usage(started) if llm else Usage(seconds={"verify_citations": seconds}),
+        "warnings": llm.warnings if llm else [],
     }
+
+
+async def checked_by_model(
+    llm: NodeModel, claims: list[Claim], by_number: dict[int, Evidence]
+) -> list[Claim]:
+    """Model verdicts for the claims that cite real evidence without quoting it."""
+    to_check = [c for c in claims if c.evidence_ids and c.note != VERBATIM]
+    batches = [
+        to_check[i : i + CLAIMS_PER_BATCH] for i in range(0, len(to_check), CLAIMS_PER_BATCH)
+    ]
+    judged: dict[str, Claim] = {}
+    for found in await asyncio.gather(*(check_batch(llm, b, by_number) for b in batches)):
+        judged.update(found)
+    return [judged.get(claim.id, claim) for claim in claims]
+
+
+async def check_batch(
+    llm: NodeModel, batch: list[Claim], by_number: dict[int, Evidence]
+) -> dict[str, Claim]:
+    """The batch's claims with the model's verdicts; the rules' where it gave none."""
+    shown = [
+        ClaimToCheck(
+            id=claim.id,
+            text=claim.text,
+            evidence=[
+                Found(id=str(n), title="", location="", text=by_number[n].text)
+                for n in dict.fromkeys(claim.citations)
+                if n in by_number
+            ],
+        )
+        for claim in batch
+    ]
+    try:
+        answer = await llm.structured(verifier_messages(shown), Verdicts)
+    except ModelFailure as failure:
+        llm.fell_back(failure, f"claims {batch[0].id}–{batch[-1].id} checked by rules only")
+        return {}
+    ids = {claim.id for claim in batch}
+    by_id = {claim.id: claim for claim in batch}
+    judged: dict[str, Claim] = {}
+    for verdict in answer.verdicts:
+        claim_id = verdict.claim_id.strip().strip("[]")
+        claim_id = f"c{claim_id}" if claim_id.isdigit() else claim_id
+        if claim_id in ids and claim_id not in judged:
+            note = " ".join(verdict.reason.split()) or "no reason given"
+            judged[claim_id] = by_id[claim_id].model_copy(
+                update={"verdict": verdict.verdict, "note": f"model: {note}"}
+            )
+    return judged
 
 
 def flag_unsupported(report: str, claims: list[Claim]) -> str:
@@ -58,7 +123,8 @@ def flag_unsupported(report: str, claims: list[Claim]) -> str:
     lines = report.splitlines()
     for claim in bad:
         for index, line in enumerate(lines):
-            if claim.text[:40] in line and FLAG not in line:
+            plain = " ".join(_MARKUP_CHARS.sub("", CITATION.sub("", line)).split())
+            if " ".join(claim.text[:40].split()) in plain and FLAG not in line:
                 lines[index] = f"{line} {FLAG} ({claim.verdict})"
                 break
     return "\n".join(lines) + "\n"

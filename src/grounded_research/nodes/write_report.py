@@ -3,6 +3,12 @@
 Extractive mode quotes the evidence sentences that best answer each sub-question,
 puts disagreeing sources side by side under Conflicts, and lists what stays open
 under Unresolved. With no evidence at all there is no report: the result says so.
+
+With a model, the model writes the body from the same selected evidence, which it
+receives quoted with short ids (E1, E2, …); the ids it cites become the numbered
+references, and a cited id that does not exist is removed and reported as a warning. The
+Conflicts, Unresolved, Reprints and References sections stay deterministic. A model that
+fails, or cites nothing, gets the extractive body instead.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from langgraph.runtime import Runtime
 from grounded_research.citations import cite, normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.facts import named_terms, quantities, years
+from grounded_research.models import ModelFailure, NodeModel, node_model
 from grounded_research.nodes.planner import facets_of
+from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.selection.chunking import sentences
 from grounded_research.selection.reprints import date_key
 from grounded_research.selection.tokenize import has_cjk, tokenize
@@ -29,6 +37,13 @@ _ASKS_FOR_NUMBER = re.compile(
     r"\b(?:when|how (?:much|many|long|far)|what year)\b|多少|何时|哪一年", re.I
 )
 _LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
+_CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
+_CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
+_OWN_SECTIONS = re.compile(
+    r"^#{1,6}\s*(?:conflicts?|unresolved|open questions|references|sources|reprints|"
+    r"冲突|未解决|参考|来源|转载)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 LABELS = {
     "en": {
@@ -72,7 +87,7 @@ class Citations:
 
 async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     started = time.perf_counter()
-    get_context(runtime)
+    context = get_context(runtime)
     labels = LABELS["zh" if has_cjk(state.question) else "en"]
     selected = [i for ids in state.context.values() for i in ids]
     if not selected:
@@ -85,8 +100,104 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
             "usage": Usage(seconds={"write_report": round(time.perf_counter() - started, 4)}),
         }
 
+    llm = node_model(context, "writer", node="write_report")
+    written: tuple[str, Citations] | None = None
+    warnings: list[str] = []
+    if llm is not None:
+        try:
+            body, number, warnings = await body_by_model(llm, state)
+            written = (body, number)
+        except ModelFailure as failure:
+            warnings = llm.fell_back(failure, "wrote the extractive report instead")
+    body, number = written or extractive_body(state, labels)
+
+    parts = [f"# {state.question}\n", body]
+    parts.append(conflicts_section(state, number, labels))
+    parts.append(unresolved_section(state, state.unresolved, labels))
+    parts.append(reprints_section(state, labels))
+    references = make_references(state, number)
+    parts.append(references_section(references, labels))
+    seconds = round(time.perf_counter() - started, 4)
+    return {
+        "status": "ok",
+        "report": "\n".join(p for p in parts if p).rstrip() + "\n",
+        "references": references,
+        "usage": llm.usage(started) if llm else Usage(seconds={"write_report": seconds}),
+        "warnings": warnings,
+    }
+
+
+async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, list[str]]:
+    """The model's body with its evidence ids turned into numbered citations."""
+    aliases: dict[str, str] = {}
+    sections: list[Section] = []
+    for sub_question in state.sub_questions:
+        shown = []
+        for record in state.selected_for(sub_question.id):
+            if record.id not in aliases.values():
+                aliases[f"E{len(aliases) + 1}"] = record.id
+                shown.append(_found(state, record, f"E{len(aliases)}"))
+        sections.append(Section(heading=sub_question.text, evidence=shown))
+    alias_of = {evidence_id: alias for alias, evidence_id in aliases.items()}
+    conflicts = [
+        f"{gap.subject}: "
+        + " vs ".join(f"{side.value} [{alias_of[side.evidence_id]}]" for side in gap.sides)
+        for gap in state.open_gaps()
+        if gap.kind in ("conflict", "status_conflict")
+        and all(side.evidence_id in alias_of for side in gap.sides)
+    ]
+    unresolved = [
+        gap.detail for gap in state.unresolved if gap.kind not in ("conflict", "status_conflict")
+    ]
+    language = language_of(state.question, chinese=has_cjk(state.question))
+    text = await llm.text(
+        writer_messages(state.question, language, sections, conflicts, unresolved)
+    )
     number = Citations()
-    parts = [f"# {state.question}\n"]
+    body, problems = cite_evidence(own_body(text), aliases, number)
+    if not number.numbers:
+        raise ModelFailure("the report it wrote cites no evidence")
+    return body, number, [f"write_report: {problem}" for problem in problems]
+
+
+def own_body(text: str) -> str:
+    """The model's text without a title of its own or sections the report adds itself."""
+    lines = text.strip().splitlines()
+    while lines and (not lines[0].strip() or re.match(r"^#\s", lines[0])):
+        lines.pop(0)
+    body = "\n".join(lines)
+    cut = _OWN_SECTIONS.search(body)
+    return (body[: cut.start()] if cut else body).strip() + "\n"
+
+
+def cite_evidence(text: str, aliases: dict[str, str], number: Citations) -> tuple[str, list[str]]:
+    """Replace `[E3]` (or a real evidence id) with `[n]`; ids that name no evidence the
+    writer was given are removed, each with a problem saying so."""
+    known = set(aliases.values())
+    problems: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        tokens = [t for t in re.split(r"[\s,;，；、]+", match.group(1)) if t]
+        if not tokens or not all(_CITATION_TOKEN.fullmatch(t) for t in tokens):
+            return match.group(0)  # brackets that are not a citation
+        numbers: list[int] = []
+        for token in tokens:
+            evidence_id = aliases.get(token.upper()) or (token if token in known else None)
+            if evidence_id is None:
+                problems.append(f"removed citation [{token}]: no such evidence was given")
+            elif number(evidence_id) not in numbers:
+                numbers.append(number(evidence_id))
+        return " " + cite(numbers) if numbers else ""
+
+    cited = _CITATION_GROUP.sub(replace, text)
+    cited = re.sub(r"[ \t]+([.,;:!?。，；：])", r"\1", cited)
+    return cited, problems
+
+
+def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citations]:
+    """One section per sub-question quoting the evidence sentences that answer it best."""
+    number = Citations()
+    parts: list[str] = []
     quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
     for sub_question in state.sub_questions:
@@ -98,17 +209,18 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
         ]
         if sub_question.id != "q0" or lines:
             parts.append(f"## {heading}\n\n" + ("\n".join(lines) or labels["no_direct"]) + "\n")
-    parts.append(conflicts_section(state, number, labels))
-    parts.append(unresolved_section(state, state.unresolved, labels))
-    parts.append(reprints_section(state, labels))
-    references = make_references(state, number)
-    parts.append(references_section(references, labels))
-    return {
-        "status": "ok",
-        "report": "\n".join(p for p in parts if p).rstrip() + "\n",
-        "references": references,
-        "usage": Usage(seconds={"write_report": round(time.perf_counter() - started, 4)}),
-    }
+    return "\n".join(parts), number
+
+
+def _found(state: State, record: Evidence, alias: str) -> Found:
+    source = state.sources.get(record.source_id)
+    return Found(
+        id=alias,
+        title=source.title if source else "",
+        location=source.location if source else "",
+        text=record.text,
+        published=(source.published or "") if source else "",
+    )
 
 
 def best_sentences(

@@ -21,6 +21,8 @@ class SearchHit:
     score: float
     origin: Origin
     published: str | None = None
+    retrieved_at: str | None = None  # when the source was fetched, if not just now
+    note: str = ""  # e.g. that a web page was cut at the byte cap
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ live only in headings); a `.jsonl` file holds one document per line.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ class Document:
     title: str
     text: str
     published: str | None = None
+    author: str | None = None
 
 
 class UnreadableDocument(Exception):
@@ -83,14 +85,26 @@ def _decode(data: bytes, location: str) -> str:
 
 
 def _read_text(path: Path, location: str) -> Document:
-    text = _decode(path.read_bytes(), location)
-    if not text.strip():
-        raise UnreadableDocument(location, "empty file")
-    return Document(location, _title_of_text(text, path), text, _date_in_text(text))
+    return text_document(_decode(path.read_bytes(), location), location, path.stem)
 
 
 def _read_html(path: Path, location: str) -> Document:
-    html = _decode(path.read_bytes(), location)
+    return html_document(_decode(path.read_bytes(), location), location, path.stem)
+
+
+def _read_pdf(path: Path, location: str) -> Document:
+    return pdf_document(path, location, path.stem)
+
+
+def text_document(text: str, location: str, fallback_title: str) -> Document:
+    """Plain text or markdown, kept as it is (a file's or a web page's)."""
+    if not text.strip():
+        raise UnreadableDocument(location, "empty file")
+    return Document(location, _title_of_text(text, fallback_title), text, _date_in_text(text))
+
+
+def html_document(html: str, location: str, fallback_title: str) -> Document:
+    """HTML to markdown text (headings, lists and tables kept) with its metadata."""
     text = trafilatura.extract(
         html,
         output_format="markdown",
@@ -102,13 +116,17 @@ def _read_html(path: Path, location: str) -> Document:
     if not text or not text.strip():
         raise UnreadableDocument(location, "no text in HTML")
     metadata = trafilatura.extract_metadata(html)
-    title = (metadata.title if metadata and metadata.title else "") or _title_of_text(text, path)
+    title = (metadata.title if metadata and metadata.title else "") or _title_of_text(
+        text, fallback_title
+    )
     published = metadata.date if metadata and metadata.date else _date_in_text(text)
-    return Document(location, title, text, published)
+    author = metadata.author if metadata and metadata.author else None
+    return Document(location, title, text, published, author)
 
 
-def _read_pdf(path: Path, location: str) -> Document:
-    reader = PdfReader(str(path))
+def pdf_document(data: Path | bytes, location: str, fallback_title: str) -> Document:
+    """A PDF's text layer, from a file or from downloaded bytes."""
+    reader = PdfReader(str(data) if isinstance(data, Path) else io.BytesIO(data))
     pages = [(page.extract_text() or "").strip() for page in reader.pages]
     text = "\n\n".join(page for page in pages if page)
     if not text:
@@ -116,7 +134,10 @@ def _read_pdf(path: Path, location: str) -> Document:
     title = ""
     if reader.metadata and reader.metadata.title:
         title = str(reader.metadata.title)
-    return Document(location, title or _title_of_text(text, path), text, _date_in_text(text))
+    author = str(reader.metadata.author) if reader.metadata and reader.metadata.author else None
+    return Document(
+        location, title or _title_of_text(text, fallback_title), text, _date_in_text(text), author
+    )
 
 
 def _read_jsonl(path: Path, location: str) -> ReadResult:
@@ -149,7 +170,7 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
     return ReadResult(documents, problems)
 
 
-def _title_of_text(text: str, path: Path) -> str:
+def _title_of_text(text: str, fallback: str) -> str:
     front = _FRONT_MATTER.match(text)
     if front:
         for line in front.group(1).splitlines():
@@ -159,8 +180,8 @@ def _title_of_text(text: str, path: Path) -> str:
     for line in text.splitlines():
         stripped = line.strip().lstrip("#").strip()
         if stripped and stripped != "---":
-            return stripped[:160] if len(stripped) <= 160 else path.stem
-    return path.stem
+            return stripped[:160] if len(stripped) <= 160 else fallback
+    return fallback
 
 
 def _date_in_text(text: str) -> str | None:

@@ -1,0 +1,146 @@
+"""What all parallel branches of one run share: the limits on searches and fetches in
+flight, the run's deadline, its page budget, and the pages already fetched.
+
+Every node builds its own retrievers, so these live outside them, one per run: a run
+is the `Context` object LangGraph hands to each of its nodes (on the running event
+loop); the first search of a run (`fresh=True`) starts a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from grounded_research.configuration import Context
+from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
+from grounded_research.retrieval.ssrf import Resolver, system_resolver
+from grounded_research.retrieval.web import FetchLimits, WebFetcher, WebPage
+
+T = TypeVar("T")
+
+
+class DeadlineReached(Exception):
+    """The run's deadline passed: no new search starts."""
+
+
+class SearchTimedOut(Exception):
+    """One search call took longer than `search_timeout`."""
+
+
+class RunSession:
+    def __init__(self, context: Context, resolve: Resolver = system_resolver) -> None:
+        self.searches = asyncio.Semaphore(context.search_concurrency)
+        self.fetch_slots = asyncio.Semaphore(context.fetch_concurrency)
+        self.search_timeout = context.search_timeout
+        self.max_pages = context.max_pages
+        self.deadline = time.monotonic() + context.run_deadline if context.run_deadline else None
+        self.fetcher = WebFetcher(
+            context.cache_dir,
+            FetchLimits(
+                timeout=context.fetch_timeout,
+                max_bytes=context.max_page_bytes,
+                retries=context.fetch_retries,
+                cache_days=context.page_cache_days,
+                allow_private=context.allow_private_network,
+            ),
+            resolve,
+        )
+        self._pages: dict[str, asyncio.Future[WebPage]] = {}
+        self._fetching = 0
+
+    def time_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    async def search(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Run one search call within the search limit, its timeout and the deadline."""
+        async with self.searches:
+            left = self.time_left()
+            if left is not None and left <= 0:
+                raise DeadlineReached("the run's deadline has passed: search not started")
+            limit = self.search_timeout if left is None else min(self.search_timeout, left)
+            try:
+                async with asyncio.timeout(limit):
+                    return await call()
+            except TimeoutError:
+                raise SearchTimedOut(f"no answer within {limit:g} s") from None
+
+    async def page(self, url: str) -> tuple[WebPage, bool]:
+        """The page at `url`, fetched once per run however many branches ask for it;
+        True when this call is the one that fetched it."""
+        url = url.strip()
+        known = self._pages.get(url)
+        if known is not None:
+            return await asyncio.shield(known), False
+        if self._fetching >= self.max_pages:
+            error = f"not fetched: the run's limit of {self.max_pages} pages is reached"
+            return WebPage(url=url, status="failed", error=error, location=url), False
+        self._fetching += 1
+        task = asyncio.ensure_future(self._fetch(url))
+        self._pages[url] = task
+        return await asyncio.shield(task), True
+
+    def remember(self, page: WebPage) -> WebPage:
+        """A page whose text a search API supplied: the run reuses it, unfetched."""
+        known = self._pages.get(page.url)
+        if known is not None and known.done():
+            return known.result()
+        if known is None:
+            future: asyncio.Future[WebPage] = asyncio.get_running_loop().create_future()
+            future.set_result(page)
+            self._pages[page.url] = future
+        return page
+
+    async def _fetch(self, url: str) -> WebPage:
+        async with self.fetch_slots:
+            left = self.time_left()
+            if left is not None and left <= 0:
+                error = "not fetched: the run's deadline has passed"
+                return WebPage(url=url, status="failed", error=error, location=url)
+            try:
+                return await self.fetcher.fetch(url, timeout=left)
+            except Exception as error:  # a bug or a full disk fails this page, not the run
+                error_text = f"{type(error).__name__}: {error}"
+                return WebPage(url=url, status="failed", error=error_text, location=url)
+
+
+class Limited:
+    """A retriever whose searches count against the run's search limit and deadline."""
+
+    def __init__(self, inner: Retriever, session: RunSession) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.session = session
+
+    async def search(self, query: str, k: int) -> list[SearchHit]:
+        return await self.session.search(lambda: self.inner.search(query, k))
+
+    def problems(self) -> list[SourceProblem]:
+        return self.inner.problems()
+
+
+def problem_of(page: WebPage) -> SourceProblem:
+    status = "blocked" if page.status == "blocked" else "failed"
+    return SourceProblem(page.location or page.url, status, page.error, "web")
+
+
+_SESSIONS: dict[int, tuple[asyncio.AbstractEventLoop | None, RunSession]] = {}
+
+
+def run_session(context: Context, fresh: bool = False) -> RunSession:
+    """The session of the run this context belongs to; `fresh` starts a new one."""
+    try:
+        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    key = id(context)
+    known = _SESSIONS.get(key)
+    if known is not None and known[0] is loop and not fresh:
+        return known[1]
+    session = RunSession(context)
+    if known is None:
+        weakref.finalize(context, _SESSIONS.pop, key, None)
+    _SESSIONS[key] = (loop, session)
+    return session

@@ -1,0 +1,92 @@
+"""The `tavily` retriever: web search through Tavily's API (tavily-python's async client).
+
+Tavily is asked for each result's page content (`include_raw_content`); a result that
+comes without it is fetched by the guarded fetcher instead. Either way the page is
+snapshotted and its passages are ranked for the query like any other web page, so
+evidence is a verbatim span of a saved text, never Tavily's summary snippet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from tavily import AsyncTavilyClient
+
+from grounded_research.configuration import Context
+from grounded_research.retrieval.base import SearchHit, SourceProblem
+from grounded_research.retrieval.passages import rank_passages
+from grounded_research.retrieval.session import RunSession, problem_of
+from grounded_research.retrieval.web import WebPage, shared_ssl_context
+
+
+class TavilyRetriever:
+    name = "tavily"
+
+    def __init__(self, context: Context, session: RunSession, api_key: str) -> None:
+        self.context = context
+        self.session = session
+        self.api_key = api_key
+        self.fetches = 0
+        self._problems: dict[str, SourceProblem] = {}
+
+    async def search(self, query: str, k: int) -> list[SearchHit]:
+        answer = await self.session.search(lambda: self._ask(query))
+        results = [r for r in answer.get("results", []) if isinstance(r, dict) and r.get("url")]
+        pages = await asyncio.gather(*(self._page(result) for result in results))
+        for page in pages:
+            if page.status != "fetched":
+                self._problems[page.url] = problem_of(page)
+        return rank_passages(pages, query, k, self.context.chunk_size)
+
+    def problems(self) -> list[SourceProblem]:
+        return list(self._problems.values())
+
+    async def _ask(self, query: str) -> dict[str, Any]:
+        context = self.context
+        async with httpx.AsyncClient(
+            base_url=context.tavily_base_url, verify=shared_ssl_context()
+        ) as http:
+            client = AsyncTavilyClient(
+                api_key=self.api_key, api_base_url=context.tavily_base_url, client=http
+            )
+            answer: dict[str, Any] = await client.search(
+                query,
+                search_depth=context.tavily_search_depth,
+                topic=context.tavily_topic,
+                time_range=context.tavily_time_range or None,
+                max_results=context.tavily_max_results,
+                include_domains=context.tavily_include_domains or None,
+                exclude_domains=context.tavily_exclude_domains or None,
+                include_raw_content="markdown",
+                timeout=context.search_timeout,
+            )
+        return answer
+
+    async def _page(self, result: dict[str, Any]) -> WebPage:
+        url = str(result["url"]).strip()
+        raw = result.get("raw_content")
+        if isinstance(raw, str) and raw.strip():
+            store = self.session.fetcher.snapshots
+            return self.session.remember(
+                WebPage(
+                    url=url,
+                    status="fetched",
+                    location=url,
+                    title=str(result.get("title") or url),
+                    published=result.get("published_date") or None,
+                    content_type="text/markdown",
+                    sha256=store.put(raw),
+                    fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                    text=raw,
+                )
+            )
+        page, fetched_here = await self.session.page(url)
+        if fetched_here and page.downloaded:
+            self.fetches += 1
+        if page.status == "fetched" and not page.title:
+            page = replace(page, title=str(result.get("title") or url))
+        return page

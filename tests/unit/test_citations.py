@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from grounded_research.citations import (
+    UNSUPPORTED_FLAG,
+    citation_valid,
+    judge,
+    split_claims,
+)
+from grounded_research.state import Evidence
+
+REPORT = f"""# Question
+
+## Findings
+
+- “The Aurora A1 cell reaches 450 Wh/kg.” [1]
+- “He said "yes" to the plan.” [2]
+- “A claim the verifier flagged.” [3] {UNSUPPORTED_FLAG} (unsupported)
+- Two sentences here. The second one cites [1][2]
+
+## Unresolved
+
+- Nothing here is a claim [9]
+
+## References
+
+[1] a.md — A
+"""
+
+
+def evidence(text: str) -> Evidence:
+    return Evidence(
+        id="e", source_id="s", sub_question_id="q0", text=text, start=0, end=len(text), score=1.0
+    )
+
+
+def test_claims_keep_inner_quotes_and_their_citations() -> None:
+    claims = split_claims(REPORT)
+    assert [c.text for c in claims] == [
+        "The Aurora A1 cell reaches 450 Wh/kg.",
+        'He said "yes" to the plan.',
+        "A claim the verifier flagged.",
+        "Two sentences here.",
+        "The second one cites",
+    ]
+    assert [c.citations for c in claims] == [[1], [2], [3], [], [1, 2]]
+
+
+def test_verbatim_is_supported_numbers_alone_partial_else_unsupported() -> None:
+    source = evidence("Tests show the Aurora A1 cell reaches 450 Wh/kg at the cell level.")
+    assert judge("the Aurora A1 cell reaches 450 Wh/kg", [source])[0] == "supported"
+    assert judge("Aurora A1 delivers 450 Wh/kg", [source])[0] == "partial"
+    assert judge("Aurora A1 delivers 390 Wh/kg", [source])[0] == "unsupported"
+    assert judge("anything", [])[0] == "unsupported"
+
+
+def test_citation_validity_needs_every_number_and_name() -> None:
+    source = evidence("Shirley Temple served as Chief of Protocol of the United States in 1976.")
+    assert citation_valid("Temple was Chief of Protocol in 1976", source)
+    assert not citation_valid("Temple was Chief of Protocol in 1977", source)
+    assert not citation_valid("Grace Kelly was Chief of Protocol", source)
