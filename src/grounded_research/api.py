@@ -41,6 +41,7 @@ class ResearchResult:
     sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, Evidence] = field(default_factory=dict)
     context: dict[str, list[str]] = field(default_factory=dict)
+    further_sources: dict[str, list[str]] = field(default_factory=dict)
     gaps: list[Gap] = field(default_factory=list)
     unresolved: list[Gap] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -61,6 +62,7 @@ class ResearchResult:
             "sources": [s.model_dump() for s in self.sources.values()],
             "evidence": [e.model_dump() for e in self.evidence.values()],
             "context": self.context,
+            "further_sources": self.further_sources,
             "references": [r.model_dump() for r in self.references],
             "gaps": [g.model_dump() for g in self.gaps],
             "unresolved": [g.model_dump() for g in self.unresolved],

@@ -15,7 +15,9 @@ from grounded_research.state import Evidence, Verdict
 
 CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 NON_CLAIM_SECTIONS = re.compile(
-    r"^#{1,6}\s*(?:unresolved|references|sources|reprints|未解决|参考|来源|转载)", re.I | re.M
+    r"^#{1,6}\s*(?:unresolved|references|sources|further sources|reprints|"
+    r"未解决|参考|来源|其他来源|转载)",
+    re.I | re.M,
 )
 _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")

@@ -102,6 +102,17 @@ def run(
     max_output_tokens: Annotated[
         int | None, typer.Option(help="Most tokens one model answer may have.")
     ] = None,
+    selection: Annotated[
+        str | None,
+        typer.Option(
+            help="How evidence is ranked for the writer: auto (default: hybrid, or keyword "
+            "without an embedder), hybrid, embeddings, keyword, none."
+        ),
+    ] = None,
+    embeddings: Annotated[
+        str | None,
+        typer.Option(help="Embedder: local (default, offline), none, or provider:model."),
+    ] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
     thread: Annotated[
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
@@ -136,6 +147,8 @@ def run(
             model_timeout=model_timeout,
             max_output_tokens=max_output_tokens,
             cache_dir=cache_dir,
+            selection_strategy=selection,
+            embeddings=embeddings,
             approve_plan=approve_plan or None,
         )
         if thread is None:

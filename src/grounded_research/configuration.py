@@ -103,6 +103,43 @@ class Context:
             "budget usually binds first."
         },
     )
+    selection_strategy: str = field(
+        default="auto",
+        metadata={
+            "description": "How evidence is ranked for the writer: 'none' (the retriever's "
+            "order), 'keyword' (BM25, jieba for Chinese), 'embeddings' (vector similarity, "
+            "FAISS), 'hybrid' (rank fusion of both); 'auto': hybrid when an embedder is "
+            "available, else keyword."
+        },
+    )
+    embeddings: str = field(
+        default="local",
+        metadata={
+            "description": "Embedder for the embeddings and hybrid strategies: 'local' (an "
+            "offline MiniLM shipped with the package), 'none', or a LangChain model as "
+            "provider:model, e.g. 'openai:text-embedding-3-small'."
+        },
+    )
+    embeddings_base_url: str = field(
+        default="",
+        metadata={"description": "Base URL of an OpenAI-compatible embeddings server."},
+    )
+    writer_context_tokens: int = field(
+        default=0,
+        metadata={
+            "description": "The writer model's context window in tokens; the evidence gets "
+            "what is left after the prompt and answer reserves, at most token_budget "
+            "(0: token_budget alone limits it)."
+        },
+    )
+    prompt_reserve_tokens: int = field(
+        default=1500,
+        metadata={"description": "Tokens of the writer's context kept for its instructions."},
+    )
+    answer_reserve_tokens: int = field(
+        default=2000,
+        metadata={"description": "Tokens of the writer's context kept for its answer."},
+    )
     min_independent_sources: int = field(
         default=2,
         metadata={"description": "Independent sources a sub-question needs before it is closed."},
@@ -206,6 +243,7 @@ class Context:
                 f"model_retries must not be negative, got {self.model_retries}"
             )
         choices = {
+            "selection_strategy": ("auto", "none", "keyword", "embeddings", "hybrid"),
             "structured_output": ("json_schema", "function_calling", "json_mode", "prompt"),
             "tavily_search_depth": ("basic", "advanced"),
             "tavily_topic": ("general", "news", "finance"),
@@ -224,9 +262,26 @@ class Context:
             "max_pages",
             "page_cache_days",
             "run_deadline",
+            "writer_context_tokens",
+            "prompt_reserve_tokens",
+            "answer_reserve_tokens",
         ):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
+        if self.writer_context_tokens and self.evidence_budget < 1:
+            raise ConfigurationError(
+                f"writer_context_tokens ({self.writer_context_tokens}) leaves no room for "
+                "evidence after prompt_reserve_tokens and answer_reserve_tokens"
+            )
+
+    @property
+    def evidence_budget(self) -> int:
+        """Tokens of evidence the writer may receive: token_budget, or less when the
+        writer's context window minus the prompt and answer reserves is smaller."""
+        if not self.writer_context_tokens:
+            return self.token_budget
+        room = self.writer_context_tokens - self.prompt_reserve_tokens - self.answer_reserve_tokens
+        return min(self.token_budget, room)
 
     @property
     def retriever_names(self) -> list[str]:

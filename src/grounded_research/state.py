@@ -18,6 +18,7 @@ Origin = Literal["local", "web"]
 GapKind = Literal["no_evidence", "few_sources", "conflict", "status_conflict", "facet", "judged"]
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
+Tier = Literal["full", "key_sentences", "listed"]
 
 
 class SubQuestion(BaseModel):
@@ -48,7 +49,22 @@ class Evidence(BaseModel):
     start: int
     end: int
     score: float
-    strategy: str = "bm25"
+    strategy: str = Field(
+        default="bm25",
+        description="What chose it: the retriever ('bm25') until a selection strategy "
+        "(none, keyword, embeddings, hybrid) puts it in the writer's context.",
+    )
+    tier: Tier = Field(
+        default="full",
+        description="How the writer gets it: the passage in full, cut to its key sentences, "
+        "or listed (title and location only, under further sources).",
+    )
+    chunk_start: int | None = Field(
+        default=None,
+        description="Span of the chunk this passage was cut from or grown out of (a key "
+        "sentence piece, a chunk with its neighbour): snapshot[chunk_start:chunk_end].",
+    )
+    chunk_end: int | None = None
     round: int = 0
     query: str = ""
 
@@ -165,10 +181,17 @@ def merge_sources(left: dict[str, Source], right: dict[str, Source]) -> dict[str
 
 
 def merge_evidence(left: dict[str, Evidence], right: dict[str, Evidence]) -> dict[str, Evidence]:
-    """Evidence with the same id: the first wins, so `round` says when it was first found."""
+    """Evidence with the same id: the first wins, so `round` says when it was first found;
+    only `strategy` and `tier`, what the latest selection made of it, come from the newer."""
     merged = dict(left)
     for evidence_id, record in right.items():
-        merged.setdefault(evidence_id, record)
+        known = merged.get(evidence_id)
+        if known is None:
+            merged[evidence_id] = record
+        elif (known.strategy, known.tier) != (record.strategy, record.tier):
+            merged[evidence_id] = known.model_copy(
+                update={"strategy": record.strategy, "tier": record.tier}
+            )
     return merged
 
 
@@ -237,6 +260,13 @@ class OutputState:
     context: dict[str, list[str]] = field(
         default_factory=dict, metadata={"description": "Selected evidence ids per sub-question."}
     )
+    further_sources: dict[str, list[str]] = field(
+        default_factory=dict,
+        metadata={
+            "description": "Evidence ids per sub-question that did not fit the token budget: "
+            "the writer sees only their title and location."
+        },
+    )
     gaps: Annotated[list[Gap], merge_gaps] = field(default_factory=list)
     unresolved: list[Gap] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
@@ -256,11 +286,14 @@ class State(OutputState):
     def selected_for(self, sub_question_id: str) -> list[Evidence]:
         """Selected passages this sub-question's searches found, including those the
         selection filed under another sub-question (each passage is selected once)."""
-        found = {e.passage for e in self.evidence.values() if e.sub_question_id == sub_question_id}
+        found: dict[str, list[tuple[int, int]]] = {}
+        for e in self.evidence.values():
+            if e.sub_question_id == sub_question_id:
+                found.setdefault(e.source_id, []).append((e.start, e.end))
         own = self.context.get(sub_question_id, [])
         others = [i for key, ids in self.context.items() if key != sub_question_id for i in ids]
         return [self.evidence[i] for i in own] + [
-            self.evidence[i] for i in others if self.evidence[i].passage in found
+            self.evidence[i] for i in others if _covers(self.evidence[i], found)
         ]
 
     def independent_sources(self, evidence_ids: Iterable[str]) -> set[str]:
@@ -276,6 +309,16 @@ class State(OutputState):
             else:
                 originals.add(record.source_id)
         return originals
+
+
+def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:
+    """Whether the record holds one of these passages (the passage itself, the passage
+    grown with its neighbour) or was cut from one (its key sentences)."""
+    return any(
+        (record.start <= start and end <= record.end)
+        or (record.chunk_start, record.chunk_end) == (start, end)
+        for start, end in found.get(record.source_id, [])
+    )
 
 
 @dataclass(kw_only=True)

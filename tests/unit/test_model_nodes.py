@@ -19,6 +19,7 @@ from grounded_research.configuration import Context
 from grounded_research.graph import graph
 from grounded_research.models import use_chat_model
 from grounded_research.nodes.check_gaps import with_judgement
+from grounded_research.nodes.write_report import Citations, cite_evidence, own_body
 from grounded_research.prompts import DATA_RULE, GapJudgement, Section, writer_messages
 from grounded_research.state import Evidence, Gap, InputState, ResearchTask, State, SubQuestion
 from tests.conftest import write
@@ -96,6 +97,14 @@ def test_planner_falls_back_to_rules_on_garbage(corpus: str, cache_dir: str) -> 
     assert any(w.startswith("planner: model failed") for w in result["warnings"])
     assert result["usage"].llm["planner"].fallbacks == 1
     assert result["status"] == "ok"
+
+
+def test_an_empty_plan_for_a_compound_question_gives_the_rules_plan(
+    corpus: str, cache_dir: str
+) -> None:
+    result = run_graph(corpus, cache_dir, {"planner": answering('{"sub_questions": []}')})
+    assert len(result["sub_questions"]) == 3
+    assert any("planned no sub-questions" in w for w in result["warnings"])
 
 
 def test_writer_cites_evidence_and_drops_ids_that_do_not_exist(corpus: str, cache_dir: str) -> None:
@@ -263,3 +272,20 @@ def test_usage_per_node_adds_up(corpus: str, cache_dir: str) -> None:
     assert usage.llm_calls == sum(u.calls for u in usage.llm.values())
     assert usage.tokens_in == sum(u.tokens_in for u in usage.llm.values()) > 0
     assert usage.llm["check_gaps"].calls == 2  # one judgement per sub-question
+
+
+def test_cited_ids_become_numbers_and_unknown_ones_are_dropped() -> None:
+    number = Citations()
+    text, problems = cite_evidence(
+        "A is B ([E1]). C [E2, E9] and [E1][E2]. See [the site](http://x).",
+        {"E1": "ev-a", "E2": "ev-b"},
+        number,
+    )
+    assert text == "A is B [1]. C [2] and [1] [2]. See [the site](http://x)."
+    assert number.numbers == {"ev-a": 1, "ev-b": 2}
+    assert problems == ["removed citation [E9]: no such evidence was given"]
+
+
+def test_the_models_own_title_and_closing_sections_are_left_out() -> None:
+    body = own_body("# Title\n\n## Sources of delay\n\ntext [E1]\n\n## References\n\n[E1] a.md\n")
+    assert body == "## Sources of delay\n\ntext [E1]\n"

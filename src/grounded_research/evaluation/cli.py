@@ -62,6 +62,24 @@ def run_eval(
         int | None, typer.Option(help="Independent sources required per sub-question.")
     ] = None,
     retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="provider:name; 'extractive' (default): no LLM.")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
+    structured_output: Annotated[
+        str | None, typer.Option(help="json_schema, function_calling, json_mode or prompt.")
+    ] = None,
+    selection: Annotated[
+        str | None,
+        typer.Option(
+            help="How evidence is ranked for the writer: auto (default: hybrid, or keyword "
+            "without an embedder), hybrid, embeddings, keyword, none."
+        ),
+    ] = None,
+    embeddings: Annotated[
+        str | None,
+        typer.Option(help="Embedder: local (default, offline), none, or provider:model."),
+    ] = None,
     cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
@@ -75,7 +93,12 @@ def run_eval(
             token_budget=token_budget,
             min_independent_sources=min_sources,
             retrievers=retriever,
+            model=model,
+            base_url=base_url,
+            structured_output=structured_output,
             cache_dir=cache_dir,
+            selection_strategy=selection,
+            embeddings=embeddings,
         )
         check_corpus(context)
         if out is not None and not out.parent.is_dir():

@@ -41,6 +41,7 @@ def fresh_start(update: dict[str, Any], whole: SubQuestion) -> dict[str, Any]:
         "report": "",
         "references": [],
         "context": {},
+        "further_sources": {},
         "unresolved": [],
         "claims": [],
         "sub_questions": Overwrite([whole]),

@@ -109,7 +109,8 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 
 async def planned_by_model(llm: NodeModel, state: State, context: Context) -> list[SubQuestion]:
     """The model's sub-questions, numbered q1…; repeats of the question or of one another
-    are dropped, and a sub-question without queries is searched as written."""
+    are dropped, and a sub-question without queries is searched as written. An empty plan
+    for a question the rules can split is a failure: the rules' parts are better."""
     plan = await llm.structured(
         planner_messages(state.question, initial_results(state), context.max_sub_questions),
         Plan,
@@ -133,6 +134,8 @@ async def planned_by_model(llm: NodeModel, state: State, context: Context) -> li
         )
         if len(sub_questions) == context.max_sub_questions:
             break
+    if not sub_questions and question_parts(state.question):
+        raise ModelFailure("it planned no sub-questions for a question with several parts")
     return sub_questions
 
 

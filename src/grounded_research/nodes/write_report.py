@@ -23,6 +23,7 @@ from langgraph.runtime import Runtime
 from grounded_research.citations import cite, normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.facts import named_terms, quantities, years
+from grounded_research.further_sources import further_sources_section
 from grounded_research.models import ModelFailure, NodeModel, node_model
 from grounded_research.nodes.planner import facets_of
 from grounded_research.prompts import Found, Section, language_of, writer_messages
@@ -40,8 +41,8 @@ _LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 _OWN_SECTIONS = re.compile(
-    r"^#{1,6}\s*(?:conflicts?|unresolved|open questions|references|sources|reprints|"
-    r"冲突|未解决|参考|来源|转载)",
+    r"^#{1,6}\s*(?:conflicts?|unresolved(?: questions)?|open questions|references|sources|"
+    r"reprints|冲突|未解决(?:的问题)?|参考(?:来源|文献)?|来源|转载)\s*:?\s*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -116,6 +117,7 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
     parts.append(unresolved_section(state, state.unresolved, labels))
     parts.append(reprints_section(state, labels))
     references = make_references(state, number)
+    parts.append(further_sources_section(state, references))
     parts.append(references_section(references, labels))
     seconds = round(time.perf_counter() - started, 4)
     return {
@@ -190,6 +192,7 @@ def cite_evidence(text: str, aliases: dict[str, str], number: Citations) -> tupl
         return " " + cite(numbers) if numbers else ""
 
     cited = _CITATION_GROUP.sub(replace, text)
+    cited = re.sub(r"\(\s*((?:\[\d+\]\s*)+)\)", lambda m: m.group(1).strip(), cited)
     cited = re.sub(r"[ \t]+([.,;:!?。，；：])", r"\1", cited)
     return cited, problems
 

