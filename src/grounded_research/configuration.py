@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from langgraph.runtime import Runtime
 
@@ -19,6 +19,10 @@ from grounded_research.errors import ConfigurationError
 def default_cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return str(Path(base) / "grounded-research")
+
+
+ModelName = Annotated[str, {"__template_metadata__": {"kind": "llm"}}]
+"""A model field: LangGraph Studio shows a model picker for it."""
 
 
 @dataclass(kw_only=True)
@@ -39,7 +43,7 @@ class Context:
         default_factory=list,
         metadata={"description": "Web pages to research (the 'urls' retriever)."},
     )
-    model: str = field(
+    model: ModelName = field(
         default="extractive",
         metadata={
             "description": "'extractive' (offline, no LLM) or provider:name, e.g. "
@@ -53,13 +57,13 @@ class Context:
             "/v1, LM Studio); OPENAI_BASE_URL fills it when left empty."
         },
     )
-    planner_model: str = field(
+    planner_model: ModelName = field(
         default="", metadata={"description": "Model that plans and checks gaps; empty = model."}
     )
-    writer_model: str = field(
+    writer_model: ModelName = field(
         default="", metadata={"description": "Model that writes the report; empty = model."}
     )
-    verifier_model: str = field(
+    verifier_model: ModelName = field(
         default="", metadata={"description": "Model that checks citations; empty = model."}
     )
     structured_output: str = field(

@@ -99,3 +99,29 @@ def test_missing_corpus_is_a_clear_error(tmp_path: Path, cache_dir: str) -> None
     write(tmp_path, "file.txt", "x")
     with pytest.raises(CorpusError, match=r"folder or a \.jsonl"):
         open_corpus(str(tmp_path / "file.txt"), cache_dir, 600)
+
+
+def test_a_rebuild_tokenizes_only_the_changed_files(
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grounded_research.retrieval import local
+
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    LocalCorpus(root, Path(cache_dir), 600).refresh()
+    time.sleep(0.01)
+    write(root, "sub/b.txt", "Norvik Cells now ships the N3 cell to Halvard Automotive.\n")
+
+    tokenized: list[str] = []
+    original = local._tokenize_chunks
+
+    def counting(document: local.IndexedDocument, text: str) -> list[list[str]]:
+        tokenized.append(document.location)
+        return original(document, text)
+
+    monkeypatch.setattr(local, "_tokenize_chunks", counting)
+    reopened = LocalCorpus(root, Path(cache_dir), 600)
+    assert reopened.refresh().extracted == 1
+    assert tokenized == ["sub/b.txt"]
+    assert reopened.search_sync("Aurora Wh/kg", 1)[0].location == "a.md"
+    assert reopened.search_sync("Norvik N3", 1)[0].location == "sub/b.txt"

@@ -30,6 +30,7 @@ from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.tokenize import tokenize
 
 INDEX_VERSION = 1
+TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
 
 
@@ -82,6 +83,7 @@ class LocalCorpus:
         self._bm25: bm25s.BM25 | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
+        self._unsaved_tokens: list[list[str]] | None = None
 
     # -- opening and refreshing ------------------------------------------------------
 
@@ -172,9 +174,16 @@ class LocalCorpus:
         chunk_document: list[int] = []
         chunk_index: list[int] = []
         corpus_tokens: list[list[str]] = []
+        stored: dict[tuple[str, str], list[list[str]]] | None = None
         for rel in sorted(self._files):
             for document in self._files[rel].documents:
                 chunk_tokens = fresh_tokens.get(document.sha256)
+                if chunk_tokens is None:
+                    if stored is None:
+                        stored = self._stored_tokens()
+                    chunk_tokens = stored.get((document.location, document.sha256))
+                    if chunk_tokens is not None and len(chunk_tokens) != len(document.chunks):
+                        chunk_tokens = None  # two documents with one key: tokenize again
                 if chunk_tokens is None:
                     chunk_tokens = _tokenize_chunks(document, self.text(document.sha256))
                 documents.append(document)
@@ -182,6 +191,7 @@ class LocalCorpus:
                     chunk_document.append(len(documents) - 1)
                     chunk_index.append(position)
                     corpus_tokens.append(tokens or [""])
+        self._unsaved_tokens = corpus_tokens
         self._documents = documents
         self._chunk_document = np.asarray(chunk_document, dtype=np.int32)
         self._chunk_index = np.asarray(chunk_index, dtype=np.int32)
@@ -206,9 +216,50 @@ class LocalCorpus:
             "chunk_size": self.chunk_size,
             "files": {rel: asdict(indexed) for rel, indexed in self._files.items()},
         }
+        if self._unsaved_tokens is not None:
+            self._save_tokens(self._unsaved_tokens)
+            self._unsaved_tokens = None
         temporary = self.index_dir / "manifest.json.part"
         temporary.write_text(json.dumps(manifest), encoding="utf-8")
         os.replace(temporary, self.index_dir / "manifest.json")
+
+    def _save_tokens(self, corpus_tokens: list[list[str]]) -> None:
+        """Every chunk's tokens as vocabulary ids, in index order, beside the index."""
+        vocabulary: dict[str, int] = {}
+        ids = np.fromiter(
+            (vocabulary.setdefault(t, len(vocabulary)) for tokens in corpus_tokens for t in tokens),
+            dtype=np.int32,
+        )
+        documents = [[d.location, d.sha256] for d in self._documents]
+        temporary = self.index_dir / (TOKENS_FILE + ".part.npz")
+        np.savez(
+            temporary,
+            ids=ids,
+            lengths=np.fromiter(map(len, corpus_tokens), dtype=np.int64, count=len(corpus_tokens)),
+            vocabulary=np.frombuffer(json.dumps(list(vocabulary)).encode(), dtype=np.uint8),
+            documents=np.frombuffer(json.dumps(documents).encode(), dtype=np.uint8),
+            chunk_document=self._chunk_document,
+        )
+        os.replace(temporary, self.index_dir / TOKENS_FILE)
+
+    def _stored_tokens(self) -> dict[tuple[str, str], list[list[str]]]:
+        """The tokens saved with the index, by (location, sha256) of their document."""
+        try:
+            with np.load(self.index_dir / TOKENS_FILE) as saved:
+                vocabulary = np.array(json.loads(saved["vocabulary"].tobytes()), dtype=object)
+                words = vocabulary[saved["ids"]].tolist() if vocabulary.size else []
+                ends = np.cumsum(saved["lengths"]).tolist()
+                documents = json.loads(saved["documents"].tobytes())
+                chunk_document = saved["chunk_document"].tolist()
+        except (OSError, ValueError, KeyError):
+            return {}
+        keys = [(str(location), str(sha256)) for location, sha256 in documents]
+        out: dict[tuple[str, str], list[list[str]]] = {}
+        start = 0
+        for document, end in zip(chunk_document, ends, strict=True):
+            out.setdefault(keys[document], []).append([w for w in words[start:end] if w])
+            start = end
+        return out
 
     def _load(self) -> None:
         manifest_path = self.index_dir / "manifest.json"
