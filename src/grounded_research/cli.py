@@ -311,6 +311,8 @@ def print_summary(result: ResearchResult, out: Path | None, evidence: Path | Non
     table.add_row("search calls", str(usage.search_calls))
     if usage.fetches:
         table.add_row("pages fetched", str(usage.fetches))
+    if usage.embedded_texts:
+        table.add_row("texts embedded", str(usage.embedded_texts))
     table.add_row("LLM calls", f"{usage.llm_calls} ({usage.tokens_in} in, {usage.tokens_out} out)")
     for node, used in usage.llm.items():
         extra = f", {used.retries} retried" if used.retries else ""

@@ -410,3 +410,59 @@ def test_an_embedder_failing_mid_run_falls_back_to_keyword(
     selection = node.select(state, Context(cache_dir=world.cache, chunk_size=1000))
     assert selection.strategy == "keyword" and selection.context["q0"]
     assert "server down" in selection.warnings[0]
+
+
+def test_vectors_live_next_to_the_corpus_index_or_in_the_cache_for_web_pages(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\nAurora.\n", encoding="utf-8")
+    context = Context(corpus=str(corpus), cache_dir=str(tmp_path / "cache"))
+    folders = node._vector_folders(context)
+    assert folders("local").parent == tmp_path / "cache" / "index"
+    assert folders("web") == tmp_path / "cache" / "vectors" / "web"
+
+
+def test_a_later_selection_sees_only_what_retrievers_found(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    state = State(question="Aurora?")
+    state.sub_questions = [SubQuestion(id="q0", text="Aurora?")]
+    sid = world.add("news.md", DELAY, query="Aurora?")
+    state.evidence.update({e.id: e for e in world.chunks[sid]})
+    state.sources = dict(world.sources)
+    context = Context(cache_dir=world.cache, chunk_size=120, selection_strategy="keyword")
+    first = node.select(state, context)
+    grown = [e for e in first.evidence.values() if e.chunk_start is not None]
+    assert grown  # the first chunk grew with its "Not yet" neighbour
+    state.evidence.update(first.evidence)
+    state.context = first.context
+    again = node.select(state, context)
+    assert again.context == first.context  # the grown record is not a candidate itself
+    assert {e.id for e in state.selected_for("q0")} == set(first.context["q0"])
+
+
+def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
+    from grounded_research.state import merge_evidence
+
+    found = evidence("e1").model_copy(update={"round": 0, "strategy": "bm25"})
+    chosen = found.model_copy(update={"round": 2, "strategy": "hybrid", "tier": "full"})
+    merged = merge_evidence({"e1": found}, {"e1": chosen})["e1"]
+    assert (merged.round, merged.strategy) == (0, "hybrid")
+
+
+def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_path: Path) -> None:
+    from grounded_research.citations import split_claims
+    from grounded_research.further_sources import further_sources_section
+
+    world = World(tmp_path, chunk_size=1000)
+    state = State(question="Aurora?")
+    sid = world.add("r1.md", LONG[0])
+    listed = world.chunks[sid][0].model_copy(update={"id": "ev-listed", "tier": "listed"})
+    state.sources = dict(world.sources)
+    state.evidence = {listed.id: listed}
+    state.further_sources = {"q0": [listed.id]}
+    section = further_sources_section(state)
+    assert section.startswith("## Further sources") and "r1.md (local)" in section
+    report = "# Aurora?\n\n- “A quoted claim about Aurora cells.” [1]\n\n" + section
+    assert [c.text for c in split_claims(report)] == ["A quoted claim about Aurora cells."]
