@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -25,18 +24,14 @@ class Gathered:
     search_calls: int = 0
     fetches: int = 0
 
-    def update(self, node: str, started: float) -> dict[str, object]:
+    def update(self) -> dict[str, object]:
         """The state update for a node that gathered this."""
         return {
             "sources": self.sources,
             "evidence": self.evidence,
             "searched": self.searched,
             "warnings": self.warnings,
-            "usage": Usage(
-                search_calls=self.search_calls,
-                fetches=self.fetches,
-                seconds={node: round(time.perf_counter() - started, 4)},
-            ),
+            "usage": Usage(search_calls=self.search_calls, fetches=self.fetches),
         }
 
 

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import re
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -262,13 +261,13 @@ class NodeModel:
         self.warnings.append(f"{self.node}: model failed ({failure}); {instead}")
         return list(self.warnings)
 
-    def usage(self, started: float) -> Usage:
+    def usage(self) -> Usage:
+        """This node's model calls; the node's seconds are counted by `progress.step`."""
         return Usage(
             llm_calls=self.spent.calls,
             tokens_in=self.spent.tokens_in,
             tokens_out=self.spent.tokens_out,
             llm={self.node: self.spent.model_copy()},
-            seconds={self.node: round(time.perf_counter() - started, 4)},
         )
 
     def _structured_runnable(self, schema: type[BaseModel]) -> Runnable[Any, Any]:

@@ -12,6 +12,8 @@ from typing import Any, TypeVar, cast
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from grounded_research.state import Usage
+
 NodeT = TypeVar("NodeT", bound=Callable[..., Awaitable[dict[str, Any]]])
 
 
@@ -25,8 +27,9 @@ def step(node: NodeT) -> NodeT:
         write({"event": "node_started", "node": name})
         started = time.perf_counter()
         update = await node(state, runtime)
-        seconds = round(time.perf_counter() - started, 3)
-        values = plain(update or {})
+        seconds = round(time.perf_counter() - started, 4)
+        update = with_seconds(update or {}, name, seconds)
+        values = plain(update)
         write(
             {
                 "event": "node_finished",
@@ -62,6 +65,15 @@ def step(node: NodeT) -> NodeT:
     return cast(NodeT, run)
 
 
+def with_seconds(update: dict[str, Any], node: str, seconds: float) -> dict[str, Any]:
+    """The node's wall time added to the usage it reports: timed here, once for all."""
+    spent = Usage(seconds={node: seconds})
+    usage = update.get("usage")
+    if isinstance(usage, Overwrite):
+        return {**update, "usage": Overwrite(usage.value + spent)}
+    return {**update, "usage": usage + spent if usage is not None else spent}
+
+
 def plain(update: dict[str, Any]) -> dict[str, Any]:
     """The update's values with LangGraph's `Overwrite` wrappers taken off."""
     return {k: v.value if isinstance(v, Overwrite) else v for k, v in update.items()}
@@ -77,7 +89,8 @@ def summarize(node: str, update: dict[str, Any]) -> str:
     if node == "planner":
         return "; ".join(sq.text for sq in update.get("sub_questions", []))
     if node == "approve_plan":
-        return "plan accepted" if not update else f"{len(update['sub_questions'])} sub-questions"
+        edited = update.get("sub_questions")
+        return f"{len(edited)} sub-questions" if edited else "plan accepted"
     if node == "select_context":
         count = sum(len(ids) for ids in update.get("context", {}).values())
         return f"{count} passages selected"

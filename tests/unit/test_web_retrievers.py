@@ -160,7 +160,7 @@ class Fetching:
 async def test_fetches_fetch_time_and_problems_reach_the_state() -> None:
     question = SubQuestion(id="q0", text="a", queries=["a"])
     gathered = await gather([Fetching()], question, ["a"], 3, 0)
-    update = gathered.update("research", time.perf_counter())
+    update = gathered.update()
     assert update["usage"].fetches == 2  # type: ignore[attr-defined]
     sources = {s.location: s for s in gathered.sources.values()}
     fetched = sources["https://a.example/"]

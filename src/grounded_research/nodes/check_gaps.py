@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -47,7 +46,6 @@ EVIDENCE_SHOWN_TO_MODEL = 6
 
 
 async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     context = get_context(runtime)
     llm = node_model(context, "gaps", node="check_gaps")
     per_sub_question = {
@@ -59,10 +57,9 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     gaps = [gap for found in per_sub_question.values() for gap in found]
     gaps.extend(conflict_gaps(state))
 
-    seconds = round(time.perf_counter() - started, 4)
     update: dict[str, Any] = {
         "gaps": gaps,
-        "usage": llm.usage(started) if llm else Usage(seconds={"check_gaps": seconds}),
+        "usage": llm.usage() if llm else Usage(),
         "warnings": llm.warnings if llm else [],
     }
     if not next_research(state.sub_questions, gaps, state.searched, state.round, context):

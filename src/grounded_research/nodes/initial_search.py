@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -20,7 +19,6 @@ WHOLE_QUESTION_ID = "q0"
 
 
 async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     question = " ".join(state.question.split())
     if not question:
         raise InputError("the question is empty")
@@ -30,7 +28,7 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
     gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)
-    return fresh_start(gathered.update("initial_search", started), whole)
+    return fresh_start(gathered.update(), whole)
 
 
 def fresh_start(update: dict[str, Any], whole: SubQuestion) -> dict[str, Any]:

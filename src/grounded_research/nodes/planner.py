@@ -12,7 +12,6 @@ whole question stays sub-question q0 either way.
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -87,7 +86,6 @@ _PART_BREAK = re.compile(
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     context = get_context(runtime)
     whole = state.sub_questions[0]
     whole = whole.model_copy(update={"facets": facets_of(whole.text)})
@@ -97,13 +95,12 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if llm is not None:
         try:
             planned = await planned_by_model(llm, state, context)
-            return {"sub_questions": [whole, *planned], "usage": llm.usage(started)}
+            return {"sub_questions": [whole, *planned], "usage": llm.usage()}
         except ModelFailure as failure:
             warnings = llm.fell_back(failure, "planned by rules instead")
 
     sub_questions = [whole, *planned_by_rules(state.question, context)]
-    seconds = round(time.perf_counter() - started, 4)
-    usage = llm.usage(started) if llm else Usage(seconds={"planner": seconds})
+    usage = llm.usage() if llm else Usage()
     return {"sub_questions": sub_questions, "usage": usage, "warnings": warnings}
 
 

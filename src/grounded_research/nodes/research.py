@@ -4,7 +4,6 @@ return the passages found as candidate evidence, each with its source."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,12 +15,11 @@ from grounded_research.state import ResearchTask
 
 
 async def research(task: ResearchTask, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     context = get_context(runtime)
     retrievers = await asyncio.to_thread(build_retrievers, context)
     gathered = await gather(
         retrievers, task.sub_question, task.queries, context.results_per_query, task.round
     )
-    update = gathered.update("research", started)
+    update = gathered.update()
     update["round"] = task.round
     return update

@@ -11,7 +11,6 @@ listed by title and location (`selection/layers.py`).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -42,7 +41,6 @@ TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     context = get_context(runtime)
     selection = await asyncio.to_thread(select, state, context)  # reads snapshots, embeds
     changed = {i: s for i, s in selection.sources.items() if state.sources.get(i) != s}
@@ -58,10 +56,7 @@ async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, A
         "context": selection.context,
         "further_sources": selection.further_sources,
         "warnings": [w for w in selection.warnings if w not in state.warnings],
-        "usage": Usage(
-            embedded_texts=selection.embedded,
-            seconds={"select_context": round(time.perf_counter() - started, 4)},
-        ),
+        "usage": Usage(embedded_texts=selection.embedded),
     }
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -31,9 +30,8 @@ _MARKUP_CHARS = re.compile(r"[*_`“”\"]")
 
 
 async def verify_citations(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     if state.status == "no_sources":
-        return {"claims": [], "usage": Usage(seconds={"verify_citations": 0.0})}
+        return {"claims": []}
     by_number = {r.number: state.evidence[r.evidence_id] for r in state.references}
     claims: list[Claim] = []
     for position, claim in enumerate(split_claims(state.report), start=1):
@@ -57,11 +55,10 @@ async def verify_citations(state: State, runtime: Runtime[Context]) -> dict[str,
     if llm is not None:
         claims = await checked_by_model(llm, claims, by_number)
     report = flag_unsupported(state.report, claims)
-    seconds = round(time.perf_counter() - started, 4)
     return {
         "claims": claims,
         "report": report,
-        "usage": llm.usage(started) if llm else Usage(seconds={"verify_citations": seconds}),
+        "usage": llm.usage() if llm else Usage(),
         "warnings": llm.warnings if llm else [],
     }
 

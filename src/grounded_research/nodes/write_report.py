@@ -14,7 +14,6 @@ fails, or cites nothing, gets the extractive body instead.
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,7 +86,6 @@ class Citations:
 
 
 async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    started = time.perf_counter()
     context = get_context(runtime)
     labels = LABELS["zh" if has_cjk(state.question) else "en"]
     selected = [i for ids in state.context.values() for i in ids]
@@ -98,7 +96,6 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
             "status": "no_sources",
             "report": report,
             "references": [],
-            "usage": Usage(seconds={"write_report": round(time.perf_counter() - started, 4)}),
         }
 
     llm = node_model(context, "writer", node="write_report")
@@ -119,12 +116,11 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
     references = make_references(state, number)
     parts.append(further_sources_section(state, references))
     parts.append(references_section(references, labels))
-    seconds = round(time.perf_counter() - started, 4)
     return {
         "status": "ok",
         "report": "\n".join(p for p in parts if p).rstrip() + "\n",
         "references": references,
-        "usage": llm.usage(started) if llm else Usage(seconds={"write_report": seconds}),
+        "usage": llm.usage() if llm else Usage(),
         "warnings": warnings,
     }
 
