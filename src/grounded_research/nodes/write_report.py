@@ -31,7 +31,7 @@ from grounded_research.selection.reprints import date_key
 from grounded_research.selection.tokenize import has_cjk, tokenize
 from grounded_research.state import Evidence, Gap, Reference, State, SubQuestion, Usage
 
-SENTENCES_PER_SUB_QUESTION = 4
+SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
 _ASKS_FOR_NUMBER = re.compile(
     r"\b(?:when|how (?:much|many|long|far)|what year)\b|多少|何时|哪一年", re.I
@@ -229,20 +229,22 @@ def best_sentences(
     quoted: set[str],
 ) -> list[tuple[Evidence, str]]:
     """The evidence sentences that share most terms with the sub-question; numbers and
-    years count extra when it asks when or how much. When the question names something,
-    a sentence must be about it (it, or its source's title, names it too). Each sentence
-    is quoted once."""
+    years count extra when it asks when or how much. When the question, or the follow-up
+    query that found the passage, names something, a sentence must be about it (it, or
+    its source's title, names it too): the second hop of a question is about a name the
+    first hop found, not one the question gave. Each sentence is quoted once."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
     wants_number = bool(_ASKS_FOR_NUMBER.search(sub_question.text))
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     scored: list[tuple[float, int, Evidence, str]] = []
     for order, record in enumerate(records):
         title_names = named_terms(titles.get(record.source_id, ""))
+        about = names | named_terms(record.query)
         for start, end in sentences(record.text):
             sentence = _LINE_MARKER.sub("", record.text[start:end]).strip()
             if len(sentence) < 25 or set(sentence) <= set("|-: ") or normalize(sentence) in quoted:
                 continue
-            if names and not names & (named_terms(sentence) | title_names):
+            if about and not about & (named_terms(sentence) | title_names):
                 continue
             terms = set(tokenize(sentence))
             relevance = len(terms & wanted) / max(1, len(wanted))
