@@ -15,7 +15,9 @@ from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
 Origin = Literal["local", "web"]
-GapKind = Literal["no_evidence", "few_sources", "conflict", "status_conflict", "facet", "judged"]
+GapKind = Literal[
+    "no_evidence", "few_sources", "uncorroborated", "conflict", "status_conflict", "facet", "judged"
+]
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
 Tier = Literal["full", "key_sentences", "listed"]

@@ -63,8 +63,32 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "warnings": llm.warnings if llm else [],
     }
     if not next_research(state.sub_questions, gaps, state.searched, state.round, context):
-        update["unresolved"] = gaps
+        update["unresolved"] = still_open(state, gaps)
     return update
+
+
+def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
+    """What the report lists as unresolved. The loop re-searches a term the best three
+    passages miss; the report calls it open only when no selected passage about the
+    asked subject (one naming it, or naming what the follow-up query named) covers it."""
+    open_gaps: list[Gap] = []
+    for gap in gaps:
+        if gap.kind == "facet":
+            sub_question = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
+            names = named_terms(sub_question.text)
+            about = [
+                e.text
+                for e in state.selected_for(sub_question.id)
+                if not names or (names | named_terms(e.query)) & named_terms(e.text)
+            ]
+            covered = set(tokenize(" ".join(about)))
+            facets = sub_question.facets or facets_of(sub_question.text)
+            missing = [f for f in facets if not set(tokenize(f)) <= covered]
+            if not missing:
+                continue
+            gap = gap.model_copy(update={"detail": "not covered: " + ", ".join(missing)})
+        open_gaps.append(gap)
+    return open_gaps
 
 
 def next_research(
@@ -215,7 +239,7 @@ def uncorroborated_figures(
                 _gap(
                     state,
                     sub_question,
-                    "few_sources",
+                    "uncorroborated",
                     f"{subject} ({unit}): given by {found} independent source(s)",
                     [f"{subject} {unit}"],
                 )

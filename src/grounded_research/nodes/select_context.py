@@ -35,7 +35,7 @@ from grounded_research.state import Evidence, Source, State, SubQuestion, Usage
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]
-GAP_KINDS = frozenset({"no_evidence", "few_sources", "facet", "judged"})
+GAP_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
 CONFLICT_KINDS = frozenset({"conflict", "status_conflict"})
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
