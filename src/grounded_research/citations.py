@@ -19,6 +19,7 @@ NON_CLAIM_SECTIONS = re.compile(
     r"未解决|参考|来源|其他来源|转载)",
     re.I | re.M,
 )
+_NOTE = re.compile(r"^\s*_[^_].*_\s*$")
 _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 UNSUPPORTED_FLAG = "⚠ unsupported by its citations"
@@ -29,6 +30,11 @@ _FLAGGED = re.compile(r"\s*" + re.escape(UNSUPPORTED_FLAG) + r"\s*\(\w+\)")
 class ReportClaim:
     text: str  # without markup and citation markers
     citations: list[int]
+
+
+def note(text: str) -> str:
+    """A line about the report itself (not a claim about the world): the verifier skips it."""
+    return f"_{text}_"
 
 
 def cite(numbers: list[int]) -> str:
@@ -45,7 +51,7 @@ def split_claims(report: str) -> list[ReportClaim]:
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
     for line in _FLAGGED.sub("", body).splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
+        if not line.strip() or line.lstrip().startswith("#") or _NOTE.match(line):
             continue
         for start, end in sentences(line):
             sentence = line[start:end]

@@ -58,3 +58,10 @@ def test_citation_validity_needs_every_number_and_name() -> None:
     assert citation_valid("Temple was Chief of Protocol in 1976", source)
     assert not citation_valid("Temple was Chief of Protocol in 1977", source)
     assert not citation_valid("Grace Kelly was Chief of Protocol", source)
+
+
+def test_notes_about_the_report_are_not_claims() -> None:
+    from grounded_research.citations import note
+
+    report = f"# Q\n\n## Part\n\n{note('No passage answers this directly.')}\n- “A claim about the world.” [1]\n"
+    assert [c.text for c in split_claims(report)] == ["A claim about the world."]

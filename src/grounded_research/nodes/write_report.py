@@ -19,7 +19,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from grounded_research.citations import cite, normalize
+from grounded_research.citations import cite, normalize, note
 from grounded_research.configuration import Context, get_context
 from grounded_research.facts import named_terms, quantities, years
 from grounded_research.further_sources import further_sources_section
@@ -207,7 +207,9 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
             for record, sentence in best_sentences(sub_question, records, titles, quoted)
         ]
         if sub_question.id != "q0" or lines:
-            parts.append(f"## {heading}\n\n" + ("\n".join(lines) or labels["no_direct"]) + "\n")
+            parts.append(
+                f"## {heading}\n\n" + ("\n".join(lines) or note(labels["no_direct"])) + "\n"
+            )
     return "\n".join(parts), number
 
 
