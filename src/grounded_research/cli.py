@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from grounded_research import cli_options as options
 from grounded_research.api import ResearchResult, open_session
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
@@ -34,9 +35,7 @@ def run(
     question: Annotated[
         str, typer.Argument(help="The question to research (optional when resuming --thread).")
     ] = "",
-    corpus: Annotated[
-        str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
-    ] = "",
+    corpus: options.Corpus = "",
     out: Annotated[Path | None, typer.Option(help="Write the report here, not to stdout.")] = None,
     evidence: Annotated[
         Path | None, typer.Option(help="Write the evidence table (JSON) here.")
@@ -44,21 +43,12 @@ def run(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
     ] = False,
-    max_rounds: Annotated[int | None, typer.Option(help="Re-search rounds for gaps.")] = None,
-    max_sub_questions: Annotated[int | None, typer.Option()] = None,
-    results_per_query: Annotated[int | None, typer.Option()] = None,
-    token_budget: Annotated[int | None, typer.Option()] = None,
-    min_sources: Annotated[
-        int | None, typer.Option(help="Independent sources required per sub-question.")
-    ] = None,
-    retriever: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated retrievers: local, tavily, urls (e.g. local,tavily). Default: "
-            "local with --corpus, tavily when TAVILY_API_KEY is set and there is no corpus, "
-            "plus urls with --urls."
-        ),
-    ] = None,
+    max_rounds: options.MaxRounds = None,
+    max_sub_questions: options.MaxSubQuestions = None,
+    results_per_query: options.ResultsPerQuery = None,
+    token_budget: options.TokenBudget = None,
+    min_sources: options.MinSources = None,
+    retriever: options.Retriever = None,
     urls: Annotated[
         Path | None,
         typer.Option(help="File of web pages to research, one URL a line (# comments)."),
@@ -70,19 +60,8 @@ def run(
             help="Let the fetcher reach loopback, private and metadata addresses.",
         ),
     ] = False,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            help="provider:name, e.g. openai:gpt-4.1-mini; 'extractive' (default): no LLM."
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (vLLM, "
-            "llama.cpp, Ollama, LM Studio)."
-        ),
-    ] = None,
+    model: options.Model = None,
+    base_url: options.BaseUrl = None,
     planner_model: Annotated[
         str | None, typer.Option(help="Model for planning and gap checks (default: --model).")
     ] = None,
@@ -92,28 +71,16 @@ def run(
     verifier_model: Annotated[
         str | None, typer.Option(help="Model that checks citations (default: --model).")
     ] = None,
-    structured_output: Annotated[
-        str | None,
-        typer.Option(help="json_schema (default), function_calling, json_mode or prompt."),
-    ] = None,
+    structured_output: options.StructuredOutput = None,
     model_timeout: Annotated[
         float | None, typer.Option(help="Seconds one model request may take.")
     ] = None,
     max_output_tokens: Annotated[
         int | None, typer.Option(help="Most tokens one model answer may have.")
     ] = None,
-    selection: Annotated[
-        str | None,
-        typer.Option(
-            help="How evidence is ranked for the writer: auto (default: hybrid, or keyword "
-            "without an embedder), hybrid, embeddings, keyword, none."
-        ),
-    ] = None,
-    embeddings: Annotated[
-        str | None,
-        typer.Option(help="Embedder: local (default, offline), none, or provider:model."),
-    ] = None,
-    cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
+    selection: options.Selection = None,
+    embeddings: options.Embeddings = None,
+    cache_dir: options.CacheDir = None,
     thread: Annotated[
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
     ] = None,

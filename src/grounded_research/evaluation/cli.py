@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from grounded_research import cli_options as options
 from grounded_research.cli import check_corpus, context_from_options
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
@@ -40,9 +41,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 @app.command(help="Run every question of DATASET through the graph and measure each stage.")
 def run_eval(
     dataset: Annotated[Path, typer.Argument(help="JSONL questions (ours or HotpotQA's).")],
-    corpus: Annotated[
-        str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
-    ] = "",
+    corpus: options.Corpus = "",
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.", min=1)] = None,
     out: Annotated[Path | None, typer.Option(help="Write the full results (JSON) here.")] = None,
     concurrency: Annotated[int, typer.Option(help="Questions run at once.", min=1)] = 4,
@@ -54,33 +53,18 @@ def run_eval(
             f"repeatable. METRIC: {', '.join(METRIC_NAMES)}.",
         ),
     ] = None,
-    max_rounds: Annotated[int | None, typer.Option(help="Re-search rounds for gaps.")] = None,
-    max_sub_questions: Annotated[int | None, typer.Option()] = None,
-    results_per_query: Annotated[int | None, typer.Option()] = None,
-    token_budget: Annotated[int | None, typer.Option()] = None,
-    min_sources: Annotated[
-        int | None, typer.Option(help="Independent sources required per sub-question.")
-    ] = None,
-    retriever: Annotated[str | None, typer.Option(help="Comma-separated retrievers.")] = None,
-    model: Annotated[
-        str | None, typer.Option(help="provider:name; 'extractive' (default): no LLM.")
-    ] = None,
-    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
-    structured_output: Annotated[
-        str | None, typer.Option(help="json_schema, function_calling, json_mode or prompt.")
-    ] = None,
-    selection: Annotated[
-        str | None,
-        typer.Option(
-            help="How evidence is ranked for the writer: auto (default: hybrid, or keyword "
-            "without an embedder), hybrid, embeddings, keyword, none."
-        ),
-    ] = None,
-    embeddings: Annotated[
-        str | None,
-        typer.Option(help="Embedder: local (default, offline), none, or provider:model."),
-    ] = None,
-    cache_dir: Annotated[str | None, typer.Option(help="Index and snapshot cache.")] = None,
+    max_rounds: options.MaxRounds = None,
+    max_sub_questions: options.MaxSubQuestions = None,
+    results_per_query: options.ResultsPerQuery = None,
+    token_budget: options.TokenBudget = None,
+    min_sources: options.MinSources = None,
+    retriever: options.Retriever = None,
+    model: options.Model = None,
+    base_url: options.BaseUrl = None,
+    structured_output: options.StructuredOutput = None,
+    selection: options.Selection = None,
+    embeddings: options.Embeddings = None,
+    cache_dir: options.CacheDir = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     try:
