@@ -130,3 +130,36 @@ def test_stream_a_run_read_state_and_history_then_ask_again(server: str, tmp_pat
     after = client.threads.get_state(thread["thread_id"])["values"]
     assert after["question"].startswith("Which company")
     assert all("Estra" not in q["text"] for q in after["sub_questions"])  # a fresh start
+
+
+def test_plan_approval_over_the_server(server: str, tmp_path: Path) -> None:
+    client = langgraph_sdk.get_sync_client(url=server)
+    thread = client.threads.create()
+    configurable = {
+        "corpus": str(EXAMPLE_CORPUS),
+        "cache_dir": str(tmp_path / "cache"),
+        "approve_plan": True,
+    }
+    question = "Where is the Halvard Estra built, and what energy density does the Aurora A1 reach?"
+    client.runs.wait(
+        thread["thread_id"],
+        "researcher",
+        input={"question": question},
+        config={"configurable": configurable},
+    )
+    waiting = client.threads.get_state(thread["thread_id"])
+    [interrupt] = [i for task in waiting["tasks"] for i in task["interrupts"]]
+    planned = interrupt["value"]["sub_questions"]
+    assert [sq["id"] for sq in planned][:1] == ["q0"] and len(planned) == 3
+    assert waiting["values"]["status"] == "pending"
+
+    kept = [{"id": planned[1]["id"], "text": "Which plant builds the Halvard Estra?"}]
+    done = client.runs.wait(
+        thread["thread_id"],
+        "researcher",
+        command={"resume": {"sub_questions": kept}},
+        config={"configurable": configurable},
+    )
+    assert done["status"] == "ok"  # type: ignore[index]
+    texts = [sq["text"] for sq in done["sub_questions"]]  # type: ignore[index]
+    assert texts == [question, "Which plant builds the Halvard Estra?"]
