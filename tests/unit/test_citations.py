@@ -63,5 +63,6 @@ def test_citation_validity_needs_every_number_and_name() -> None:
 def test_notes_about_the_report_are_not_claims() -> None:
     from grounded_research.citations import note
 
-    report = f"# Q\n\n## Part\n\n{note('No passage answers this directly.')}\n- “A claim about the world.” [1]\n"
+    line = note("No passage answers this directly.")
+    report = f"# Q\n\n## Part\n\n{line}\n- “A claim about the world.” [1]\n"
     assert [c.text for c in split_claims(report)] == ["A claim about the world."]
