@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -18,35 +18,12 @@ from grounded_research.checkpointing import default_data_dir, open_checkpointer
 from grounded_research.configuration import Context
 from grounded_research.errors import InputError
 from grounded_research.models import use_chat_model
-from grounded_research.state import (
-    Claim,
-    Evidence,
-    Gap,
-    InputState,
-    Reference,
-    RunStatus,
-    Source,
-    SubQuestion,
-    Usage,
-)
+from grounded_research.state import Evidence, InputState, OutputState
 
 
-@dataclass
-class ResearchResult:
-    question: str
-    status: RunStatus
-    report: str
-    references: list[Reference] = field(default_factory=list)
-    sub_questions: list[SubQuestion] = field(default_factory=list)
-    sources: dict[str, Source] = field(default_factory=dict)
-    evidence: dict[str, Evidence] = field(default_factory=dict)
-    context: dict[str, list[str]] = field(default_factory=dict)
-    further_sources: dict[str, list[str]] = field(default_factory=dict)
-    gaps: list[Gap] = field(default_factory=list)
-    unresolved: list[Gap] = field(default_factory=list)
-    claims: list[Claim] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    warnings: list[str] = field(default_factory=list)
+@dataclass(kw_only=True)
+class ResearchResult(OutputState):
+    """What a run leaves: the graph's output state, with ways to read it."""
 
     @classmethod
     def from_state(cls, values: dict[str, Any]) -> ResearchResult:
