@@ -81,14 +81,19 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
                 for e in state.selected_for(sub_question.id)
                 if not names or (names | named_terms(e.query)) & named_terms(e.text)
             ]
-            covered = set(tokenize(" ".join(about)))
-            facets = sub_question.facets or facets_of(sub_question.text)
-            missing = [f for f in facets if not set(tokenize(f)) <= covered]
+            missing = uncovered(sub_question, about)
             if not missing:
                 continue
             gap = gap.model_copy(update={"detail": "not covered: " + ", ".join(missing)})
         open_gaps.append(gap)
     return open_gaps
+
+
+def uncovered(sub_question: SubQuestion, texts: list[str]) -> list[str]:
+    """The sub-question's facets that none of these texts mentions."""
+    covered = set(tokenize(" ".join(texts)))
+    facets = sub_question.facets or facets_of(sub_question.text)
+    return [f for f in facets if not set(tokenize(f)) <= covered]
 
 
 def next_research(
@@ -197,9 +202,7 @@ def coverage_gaps(
             )
         ]
     gaps: list[Gap] = []
-    top_text = " ".join(e.text for e in ranked[:TOP_PASSAGES_FOR_FACETS])
-    covered = set(tokenize(top_text))
-    missing = [f for f in facets if not set(tokenize(f)) <= covered]
+    missing = uncovered(sub_question, [e.text for e in ranked[:TOP_PASSAGES_FOR_FACETS]])
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
