@@ -119,11 +119,6 @@ def model_spec(context: Context, role: Role) -> str:
     return str(getattr(context, ROLE_FIELD[role]) or context.model).strip() or EXTRACTIVE
 
 
-def uses_models(context: Context) -> bool:
-    override = _override.get() or {}
-    return any(role in override or model_spec(context, role) != EXTRACTIVE for role in ROLES)
-
-
 def describe_models(context: Context) -> str:
     """One line naming the model of each step, for the CLI."""
     override = _override.get() or {}

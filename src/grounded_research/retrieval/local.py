@@ -351,10 +351,6 @@ class LocalCorpus:
             for location, reason in self._files[rel].problems
         ]
 
-    @property
-    def document_count(self) -> int:
-        return len(self._documents)
-
 
 def _tokenize_chunks(document: IndexedDocument, text: str) -> list[list[str]]:
     """A chunk's search tokens include its document's title and its heading: a passage

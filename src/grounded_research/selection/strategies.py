@@ -27,7 +27,6 @@ from grounded_research.selection.embeddings import Embedder
 from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import Key, PassageText, VectorFile
 
-STRATEGIES = ("none", "keyword", "embeddings", "hybrid")
 RRF_K = 60
 QUERY_CACHE = 4096
 
