@@ -29,7 +29,7 @@ from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.tokenize import tokenize
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
 
@@ -48,7 +48,7 @@ class IndexedFile:
     size: int
     mtime_ns: int
     documents: list[IndexedDocument] = field(default_factory=list)
-    problems: list[tuple[str, str]] = field(default_factory=list)  # location, reason
+    problems: list[tuple[str, str, str]] = field(default_factory=list)  # location, status, reason
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class LocalCorpus:
         for rel, (documents, problems) in zip(changed, results, strict=True):
             size, mtime = on_disk[rel]
             if size == -2:
-                documents, problems = [], [(rel, "link leads outside the corpus")]
+                documents, problems = [], [(rel, "blocked", "link leads outside the corpus")]
             indexed = IndexedFile(size=size, mtime_ns=mtime, problems=problems)
             for document, text, chunk_tokens in documents:
                 self.snapshots.put(text)
@@ -284,7 +284,9 @@ class LocalCorpus:
                     )
                     for d in raw["documents"]
                 ],
-                problems=[(str(loc), str(reason)) for loc, reason in raw["problems"]],
+                problems=[
+                    (str(loc), str(status), str(why)) for loc, status, why in raw["problems"]
+                ],
             )
         missing_snapshot = any(
             d.sha256 not in self.snapshots for f in files.values() for d in f.documents
@@ -346,9 +348,9 @@ class LocalCorpus:
 
     def problems(self) -> list[SourceProblem]:
         return [
-            SourceProblem(location, "blocked" if "outside" in reason else "failed", reason, "local")
+            SourceProblem(location, status, reason, "local")
             for rel in sorted(self._files)
-            for location, reason in self._files[rel].problems
+            for location, status, reason in self._files[rel].problems
         ]
 
 
@@ -364,7 +366,7 @@ def _tokenize_chunks(document: IndexedDocument, text: str) -> list[list[str]]:
 
 def _extract_file(
     job: tuple[str, str, int],
-) -> tuple[list[tuple[IndexedDocument, str, list[list[str]]]], list[tuple[str, str]]]:
+) -> tuple[list[tuple[IndexedDocument, str, list[list[str]]]], list[tuple[str, str, str]]]:
     """Read, chunk and tokenize one file; runs in a worker process for big corpora."""
     from grounded_research.retrieval.snapshots import sha256_text
 
@@ -381,7 +383,7 @@ def _extract_file(
             chunks=chunks,
         )
         documents.append((indexed, document.text, _tokenize_chunks(indexed, document.text)))
-    problems = [(p.location, p.reason) for p in result.problems]
+    problems = [(p.location, "failed", p.reason) for p in result.problems]
     return documents, problems
 
 
