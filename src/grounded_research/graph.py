@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -19,6 +19,7 @@ from grounded_research.nodes.select_context import select_context
 from grounded_research.nodes.verify_citations import verify_citations
 from grounded_research.nodes.write_report import write_report
 from grounded_research.progress import step
+from grounded_research.resources import RunGraph
 from grounded_research.state import InputState, OutputState, ResearchTask, State, searched_key
 
 
@@ -42,7 +43,8 @@ def research_gaps_or_write(
     return [Send("research", task) for task in tasks] or "write_report"
 
 
-builder = StateGraph(
+# Every invocation of what it compiles to gets a run of its own (`resources.py`).
+builder = RunGraph(
     State, input_schema=InputState, output_schema=OutputState, context_schema=Context
 )
 builder.add_node(step(initial_search))

@@ -12,7 +12,7 @@ from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
 from grounded_research.gathering import gather
 from grounded_research.models import check_models
-from grounded_research.retrieval.registry import build_retrievers
+from grounded_research.resources import resources_of
 from grounded_research.state import State, SubQuestion
 
 WHOLE_QUESTION_ID = "q0"
@@ -24,7 +24,7 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
         raise InputError("the question is empty")
     context = get_context(runtime)
     check_models(context)
-    retrievers = await asyncio.to_thread(build_retrievers, context, True)
+    retrievers = await asyncio.to_thread(resources_of(runtime).retrievers)
 
     whole = SubQuestion(id=WHOLE_QUESTION_ID, text=question, queries=[question])
     gathered = await gather(retrievers, whole, [question], context.results_per_query, 0)
