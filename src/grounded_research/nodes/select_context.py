@@ -15,16 +15,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langgraph.runtime import Runtime
 
 from grounded_research.citations import normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import GroundedResearchError
+from grounded_research.resources import resources_of
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
-from grounded_research.selection.embeddings import EmbedderUnavailable, build_embedder
+from grounded_research.selection.embeddings import Embedder, EmbedderUnavailable
 from grounded_research.selection.layers import Assembler, Fitted, Placed
 from grounded_research.selection.reprints import find_reprints
 from grounded_research.selection.strategies import Candidate, Ranker
@@ -42,7 +43,8 @@ TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
-    selection = await asyncio.to_thread(select, state, context)  # reads snapshots, embeds
+    run = resources_of(runtime)
+    selection = await asyncio.to_thread(select, state, context, run)  # reads snapshots, embeds
     changed = {i: s for i, s in selection.sources.items() if state.sources.get(i) != s}
     fresh = {
         i: e
@@ -71,7 +73,7 @@ class Selection:
     warnings: list[str] = field(default_factory=list)
 
 
-def select(state: State, context: Context) -> Selection:
+def select(state: State, context: Context, run: RunTools) -> Selection:
     store = SnapshotStore.in_cache(context.cache_dir)
     text_of = _snapshot_reader(store)
     sources = mark_reprints(state.sources, store)
@@ -81,7 +83,7 @@ def select(state: State, context: Context) -> Selection:
         sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
         for sq in state.sub_questions
     }
-    ranker, warnings = ranker_for(context)
+    ranker, warnings = ranker_for(context, run)
     ranked = rank_all(state.sub_questions, owned, sources, text_of, ranker, context.chunk_size)
     warnings += ranked.warnings
     demand = {
@@ -168,13 +170,22 @@ def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict
     return {key: record.id for key, record in owner.items()}
 
 
-def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
-    """The configured strategy, or keyword (with a warning) when its embedder cannot run."""
+class RunTools(Protocol):
+    """What selection uses of the run's resources (`resources.RunResources`)."""
+
+    def embedder(self) -> Embedder | None: ...
+
+    def corpus_index(self) -> Path: ...
+
+
+def ranker_for(context: Context, run: RunTools) -> tuple[Ranker, list[str]]:
+    """The configured strategy, or keyword (with a warning) when the run's embedder
+    cannot run."""
     requested = context.selection_strategy
     if requested in ("none", "keyword"):
         return Ranker(requested), []
     try:
-        embedder = build_embedder(context.embeddings, context.embeddings_base_url)
+        embedder = run.embedder()
     except EmbedderUnavailable as error:
         return Ranker("keyword"), [f"select_context: no embedder ({error}); ranked by keyword"]
     if embedder is None:
@@ -183,7 +194,7 @@ def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
             f"select_context: {requested} needs embeddings, which are off; ranked by keyword"
         ]
     strategy = "hybrid" if requested == "auto" else requested
-    folders = _vector_folders(context)
+    folders = _vector_folders(context, run)
     return Ranker(strategy, embedder, lambda origin: vector_file(folders(origin), embedder)), []
 
 
@@ -343,19 +354,14 @@ def _snapshot_reader(store: SnapshotStore) -> TextOf:
     return text_of
 
 
-def _vector_folders(context: Context) -> Callable[[str], Path]:
-    """Local passages keep their vectors next to the corpus index they come from; web
-    passages in the cache, keyed by their snapshot's hash like the rest."""
+def _vector_folders(context: Context, run: RunTools) -> Callable[[str], Path]:
+    """Local passages keep their vectors next to the run's corpus index; web passages
+    in the cache, keyed by their snapshot's hash like the rest."""
 
     def folder(origin: str) -> Path:
         if origin == "local" and context.corpus:
             try:
-                from grounded_research.retrieval.local import open_corpus
-
-                corpus = open_corpus(
-                    context.corpus, context.cache_dir, context.chunk_size, refresh=False
-                )
-                return corpus.index_dir
+                return run.corpus_index()
             except GroundedResearchError:
                 pass
         return Path(context.cache_dir) / "vectors" / origin
