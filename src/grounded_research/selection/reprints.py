@@ -8,6 +8,8 @@ earliest one.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from datasketch import MinHash, MinHashLSH
@@ -65,15 +67,41 @@ def date_key(published: str | None) -> str:
     return f"{year.group(0)}-00-00" if year else ""
 
 
-_SIGNATURES: dict[str, MinHash] = {}
+SIGNATURES_KEPT = 4096  # ~3 kB each: what a process keeps at most
 
 
-def _signature(sha256: str, text_of: Callable[[str], str]) -> MinHash:
-    """Signatures are cached by snapshot hash: a text's signature never changes."""
-    if sha256 not in _SIGNATURES:
+class _Signatures:
+    """MinHash signatures by snapshot hash, the most recently used kept: a text's
+    signature never changes, so runs may share them, but the process keeps a bounded
+    number (selection runs in worker threads, hence the lock)."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self._known: OrderedDict[str, MinHash] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sha256: str, text_of: Callable[[str], str]) -> MinHash:
+        with self._lock:
+            known = self._known.get(sha256)
+            if known is not None:
+                self._known.move_to_end(sha256)
+                return known
         tokens = words(text_of(sha256))
         shingles = {" ".join(tokens[i : i + 3]) for i in range(max(1, len(tokens) - 2))}
         signature = MinHash(num_perm=PERMUTATIONS)
         signature.update_batch([s.encode("utf-8") for s in shingles])
-        _SIGNATURES[sha256] = signature
-    return _SIGNATURES[sha256]
+        with self._lock:
+            self._known[sha256] = signature
+            while len(self._known) > self.kept:
+                self._known.popitem(last=False)
+        return signature
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+
+_SIGNATURES = _Signatures(SIGNATURES_KEPT)
+
+
+def _signature(sha256: str, text_of: Callable[[str], str]) -> MinHash:
+    return _SIGNATURES.get(sha256, text_of)
