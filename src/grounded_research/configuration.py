@@ -311,7 +311,10 @@ class Context:
 
 
 def get_context(runtime: Runtime[Context] | None) -> Context:
-    """The run's context; the defaults when the caller passed none."""
+    """The run's knobs. A graph built with `resources.RunGraph` hands each invocation a
+    `Context` of its own, whatever the caller gave; a node called outside such a graph
+    may find None (the defaults) or a dict of fields. The run's resources are not
+    reached from here but with `resources.resources_of`."""
     if runtime is None or runtime.context is None:
         return Context()
     context = runtime.context
