@@ -14,11 +14,13 @@ once per invocation). So the runtime context is the one per-run object every nod
 branch and router sees, but only when there is one: with no context at all
 `runtime.context` is None in every task, and nothing else that is per invocation and
 shared by the tasks is ours to use (`execution_info.run_id` is None unless the caller
-sets one; `control` is LangGraph's). A caller's `Context` is not per run either: the
-CLI resumes a thread with the `Context` it started it with, and a script may run many
-questions with one. Resources kept by the identity of such objects (as `id(context)`
-once did) are split between the branches of a run without context, or shared by
-runs that happen to use one object.
+sets one; `control` is LangGraph's). The LangGraph server (langgraph-api 0.16) always
+passes one, the request's context, else its `configurable`, else `{}`; Python callers
+often pass none. A caller's `Context` is not per run either: the CLI resumes a thread
+with the `Context` it started it with, and a script may run many questions with one.
+Resources kept by the identity of such objects (as `id(context)` once did) are split
+between the branches of a run without context, and shared by concurrent runs given
+one object.
 
 Hence `RunGraph`: the `StateGraph` the research graph is built with. The `stream` and
 `astream` of what it compiles to (which `invoke`, `ainvoke`, `astream_events`, the CLI,
@@ -35,8 +37,8 @@ concurrent runs never share. A node called outside this graph (a test handing it
 `Runtime` of its own) gets resources of its own.
 
 Not run state, and so still shared by the process on purpose: the index of an opened
-corpus (`retrieval/local.py`), the loaded embedding model (`selection/embeddings.py`)
-and vector files, which are caches of what is on disk; and the chat models of
+corpus (`retrieval/local.py`), vector files and the loaded embedding model
+(`selection/`), caches of files and models that any run may use; and the chat models of
 `models.use_chat_model`, the caller's choice for runs started in its scope (see
 `models.py`). Chat models named in `Context` hold no run state and are started by the
 node that calls them.
