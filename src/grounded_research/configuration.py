@@ -294,7 +294,11 @@ class Context:
 
     def __post_init__(self) -> None:
         for spec in fields(self):
-            check_knob(spec, getattr(self, spec.name))
+            value = getattr(self, spec.name)
+            if isinstance(value, os.PathLike) and knob_types()[spec.name] is str:
+                value = os.fspath(value)  # corpus=Path(...) from Python: a path is a string
+                setattr(self, spec.name, value)
+            check_knob(spec, value)
         if self.writer_context_tokens and self.evidence_budget < 1:
             raise ConfigurationError(
                 f"writer_context_tokens ({self.writer_context_tokens}) leaves no room for "

@@ -100,3 +100,11 @@ def test_studio_schema_shows_choices_bounds_and_help() -> None:
         "hybrid",
     ]
     assert schema["token_budget"]["minimum"] == 1
+
+
+def test_a_path_is_taken_where_a_folder_is_asked_for() -> None:
+    from pathlib import Path
+
+    context = Context(corpus=Path("/some/corpus"), cache_dir=Path("/some/cache"))
+
+    assert (context.corpus, context.cache_dir) == ("/some/corpus", "/some/cache")
