@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grounded_research.facts import checkable_content, contains_content
-from grounded_research.selection.chunking import sentences
 from grounded_research.state import Evidence, Verdict
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facts import checkable_content, contains_content
+from grounded_research.text.normalize import normalize
 
 CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 NON_CLAIM_SECTIONS = re.compile(
@@ -39,10 +40,6 @@ def note(text: str) -> str:
 
 def cite(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
-
-
-def normalize(text: str) -> str:
-    return " ".join(text.split()).casefold()
 
 
 def split_claims(report: str) -> list[ReportClaim]:

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from itertools import combinations
 
-from grounded_research.facts import is_unit, name_phrases, quantities, statuses, years
-from grounded_research.selection.chunking import sentences
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facts import is_unit, name_phrases, quantities, statuses, years
 
 _EVENTS = {
     "start": r"\b(?:start\w*|begin\w*|began|launch\w*|enter\w*|open\w*)\b|开始|投产|启动",

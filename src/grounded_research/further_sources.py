@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from grounded_research.selection.tokenize import has_cjk
 from grounded_research.state import Reference, Source, State
+from grounded_research.text.tokenize import has_cjk
 
 HEADING = {"en": "Further sources", "zh": "其他来源"}
 NOTE = {

@@ -14,8 +14,8 @@ from langgraph.types import Overwrite, interrupt
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
-from grounded_research.nodes.planner import facets_of
 from grounded_research.state import State, SubQuestion
+from grounded_research.text.facets import facets_of
 
 
 async def approve_plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

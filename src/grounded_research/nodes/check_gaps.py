@@ -22,12 +22,8 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.conflicts import Statement, find_disagreements, statements
-from grounded_research.facts import name_phrases, named_terms, names_as_written, quantities
 from grounded_research.models import ModelFailure, NodeModel, node_model
-from grounded_research.nodes.planner import facets_of
 from grounded_research.prompts import Found, GapJudgement, gap_messages
-from grounded_research.selection.chunking import sentences
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.state import (
     ConflictSide,
     Evidence,
@@ -38,6 +34,10 @@ from grounded_research.state import (
     Usage,
     searched_key,
 )
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facets import facets_of
+from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
+from grounded_research.text.tokenize import tokenize
 
 TOP_PASSAGES_FOR_FACETS = 3
 SUPPORTING_SCORE = 0.3

@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
 
-from grounded_research.citations import normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import GroundedResearchError
 from grounded_research.retrieval.snapshots import SnapshotStore
@@ -28,10 +27,11 @@ from grounded_research.selection.embeddings import EmbedderUnavailable, build_em
 from grounded_research.selection.layers import Assembler, Fitted, Placed
 from grounded_research.selection.reprints import find_reprints
 from grounded_research.selection.strategies import Candidate, Ranker
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
 from grounded_research.state import Evidence, Source, State, SubQuestion, Usage
+from grounded_research.text.normalize import normalize
+from grounded_research.text.tokenize import tokenize
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]

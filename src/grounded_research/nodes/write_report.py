@@ -19,17 +19,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from grounded_research.citations import cite, normalize, note
+from grounded_research.citations import cite, note
 from grounded_research.configuration import Context, get_context
-from grounded_research.facts import named_terms, quantities, years
 from grounded_research.further_sources import further_sources_section
 from grounded_research.models import ModelFailure, NodeModel, node_model
-from grounded_research.nodes.planner import facets_of
 from grounded_research.prompts import Found, Section, language_of, writer_messages
-from grounded_research.selection.chunking import sentences
-from grounded_research.selection.reprints import date_key
-from grounded_research.selection.tokenize import has_cjk, tokenize
 from grounded_research.state import Evidence, Gap, Reference, State, SubQuestion, Usage
+from grounded_research.text.chunking import sentences
+from grounded_research.text.dates import date_key
+from grounded_research.text.facets import facets_of
+from grounded_research.text.facts import named_terms, quantities, years
+from grounded_research.text.normalize import normalize
+from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
