@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import GroundedResearchError
+from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.embeddings import EmbedderUnavailable, build_embedder
@@ -35,8 +36,6 @@ from grounded_research.text.tokenize import tokenize
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]
-GAP_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
-CONFLICT_KINDS = frozenset({"conflict", "status_conflict"})
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
@@ -283,7 +282,7 @@ def need_weights(state: State) -> dict[str, float]:
     checked = [gap.round for gap in state.gaps if gap.round <= state.round]
     last = max(checked, default=None)
     weights = {sq.id: 1.0 for sq in state.sub_questions}
-    for kinds in (GAP_KINDS, CONFLICT_KINDS):
+    for kinds in (LACKING_KINDS, CONFLICT_KINDS):
         lacking = {
             gap.sub_question_id for gap in state.gaps if gap.round == last and gap.kind in kinds
         }

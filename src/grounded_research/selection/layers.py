@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grounded_research.conflicts import find_disagreements, statements
+from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
