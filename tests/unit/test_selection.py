@@ -452,8 +452,8 @@ def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
 
 
 def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_path: Path) -> None:
-    from grounded_research.citations import split_claims
-    from grounded_research.further_sources import further_sources_section
+    from grounded_research.report.citations import split_claims
+    from grounded_research.report.write import further_sources_section
 
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Aurora?")
