@@ -10,9 +10,24 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context, get_context
 from grounded_research.gaps.check import find_gaps, next_research, still_open
 from grounded_research.models import node_model
+from grounded_research.progress import reports
 from grounded_research.state import State, Usage
 
 
+def summary(update: dict[str, Any]) -> str:
+    final = " (final: unresolved)" if "unresolved" in update else ""
+    return f"{len(update.get('gaps', []))} gaps{final}"
+
+
+def gaps_found(node: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+    gaps = [
+        {"sub_question_id": g.sub_question_id, "kind": g.kind, "detail": g.detail}
+        for g in update.get("gaps", [])
+    ]
+    return [{"event": "gaps_found", "gaps": gaps, "final": "unresolved" in update}]
+
+
+@reports(summary, gaps_found)
 async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     llm = node_model(context, "gaps", node="check_gaps")

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.models import ModelFailure, NodeModel, node_model
+from grounded_research.progress import reports
 from grounded_research.prompts import Found, Plan, planner_messages
 from grounded_research.state import State, SubQuestion, Usage
 from grounded_research.text.facets import facets_of
@@ -35,6 +36,11 @@ _PART_BREAK = re.compile(
 )
 
 
+def summary(update: dict[str, Any]) -> str:
+    return "; ".join(sq.text for sq in update.get("sub_questions", []))
+
+
+@reports(summary)
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     whole = state.sub_questions[0]

@@ -22,6 +22,7 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import GroundedResearchError
 from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
+from grounded_research.progress import reports
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.embeddings import EmbedderUnavailable, build_embedder
@@ -39,6 +40,12 @@ TextOf = Callable[[str], str]
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
+def summary(update: dict[str, Any]) -> str:
+    count = sum(len(ids) for ids in update.get("context", {}).values())
+    return f"{count} passages selected"
+
+
+@reports(summary)
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     selection = await asyncio.to_thread(select, state, context)  # reads snapshots, embeds

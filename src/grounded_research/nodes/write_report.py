@@ -8,10 +8,16 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.models import node_model
+from grounded_research.progress import reports
 from grounded_research.report.write import no_sources_report, write
 from grounded_research.state import State, Usage
 
 
+def summary(update: dict[str, Any]) -> str:
+    return f"{update.get('status', '')}: {len(update.get('references', []))} references"
+
+
+@reports(summary)
 async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if not any(state.context.values()):
         return {"status": "no_sources", "report": no_sources_report(state), "references": []}
