@@ -45,12 +45,13 @@ SECTIONS = (
     ),
 )
 _BY_KEY = {section.key: section for section in SECTIONS}
+_UNRESOLVED = _BY_KEY["unresolved"].headings
 
 # The report's other fixed words.
 LABELS: dict[Language, dict[str, str]] = {
     "en": {
         "findings": "Findings",
-        "no_direct": "No passage answers this directly; see Unresolved.",
+        "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
         "vs": "vs",
         "latest": "most recent source",
         "reprint_of": "reprints",
@@ -61,7 +62,7 @@ LABELS: dict[Language, dict[str, str]] = {
     },
     "zh": {
         "findings": "结论",
-        "no_direct": "没有段落直接回答这一点；见“未解决”。",
+        "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
         "vs": "对比",
         "latest": "最新来源",
         "reprint_of": "转载自",
