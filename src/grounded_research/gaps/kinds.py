@@ -3,7 +3,7 @@ gaps by these."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from grounded_research.state import GapKind
 
@@ -11,7 +11,7 @@ ConflictKind = Literal["conflict", "status_conflict"]
 
 # Sources disagree: on a quantity or a year ("conflict"), or on whether something
 # happened ("status_conflict"). The report shows both sides under Conflicts.
-CONFLICT_KINDS: tuple[ConflictKind, ...] = ("conflict", "status_conflict")
+CONFLICT_KINDS: tuple[ConflictKind, ...] = get_args(ConflictKind)
 
 # The evidence falls short: nothing found, too few independent sources, a figure only
 # one source gives, terms not covered, or a model's judgement. The selection gives such
