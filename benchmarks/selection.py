@@ -45,18 +45,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grounded_research.citations import normalize
 from grounded_research.configuration import Context
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.gathering import evidence_id, source_id
 from grounded_research.nodes.select_context import select
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.selection.budget import count_tokens
-from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.embeddings import local_embedder
 from grounded_research.selection.strategies import Ranker
 from grounded_research.selection.vectors import PassageText, vector_file
 from grounded_research.state import Evidence, Source, State, SubQuestion
+from grounded_research.text.chunking import chunk_text
+from grounded_research.text.normalize import normalize
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "eval" / "hotpotqa"

@@ -10,8 +10,9 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from grounded_research.configuration import Context, get_context
+from grounded_research.gaps.check import next_research
 from grounded_research.nodes.approve_plan import approve_plan
-from grounded_research.nodes.check_gaps import check_gaps, next_research
+from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.nodes.initial_search import initial_search
 from grounded_research.nodes.planner import planner
 from grounded_research.nodes.research import research

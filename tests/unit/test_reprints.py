@@ -4,8 +4,9 @@ import pytest
 
 from grounded_research.retrieval.snapshots import sha256_text
 from grounded_research.selection import reprints
-from grounded_research.selection.reprints import date_key, find_reprints
+from grounded_research.selection.reprints import find_reprints
 from grounded_research.state import Source
+from grounded_research.text.dates import date_key
 
 ARTICLE = (
     "Aurora Cellworks today opened its first solid-state battery pilot line in Lund, Sweden. "

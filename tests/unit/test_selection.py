@@ -19,12 +19,12 @@ from grounded_research.resources import RunResources
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection import embeddings
 from grounded_research.selection.budget import count_tokens, share_by_need
-from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
 from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
 from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from grounded_research.text.chunking import chunk_text
 from tests.unit.test_embeddings import CountingEmbedder
 
 # -- strategies --------------------------------------------------------------------------
@@ -207,7 +207,7 @@ DELAY = (
 def test_cut_detection() -> None:
     text = "The cell reaches 450\n\nWh/kg in the lab test. Unrelated text follows here."
     first, second = (0, 20), (22, len(text))
-    from grounded_research.selection.chunking import Chunk
+    from grounded_research.text.chunking import Chunk
 
     assert needs_next(text, Chunk(*first), Chunk(*second))  # a number cut from its unit
     text = "Series production starts in 2027.\n\nUnless the plant is certified, it slips."
@@ -464,8 +464,8 @@ def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
 
 
 def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_path: Path) -> None:
-    from grounded_research.citations import split_claims
-    from grounded_research.further_sources import further_sources_section
+    from grounded_research.report.citations import split_claims
+    from grounded_research.report.write import further_sources_section
 
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Aurora?")

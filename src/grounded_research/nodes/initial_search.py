@@ -10,14 +10,14 @@ from langgraph.types import Overwrite
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
-from grounded_research.gathering import gather
+from grounded_research.gathering import gather, sources_fetched, summary
 from grounded_research.models import check_models
+from grounded_research.progress import reports
 from grounded_research.resources import resources_of
-from grounded_research.state import State, SubQuestion
-
-WHOLE_QUESTION_ID = "q0"
+from grounded_research.state import WHOLE_QUESTION_ID, State, SubQuestion
 
 
+@reports(summary, sources_fetched)
 async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     question = " ".join(state.question.split())
     if not question:

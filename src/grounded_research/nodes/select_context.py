@@ -19,9 +19,10 @@ from typing import Any, Protocol, TypeVar
 
 from langgraph.runtime import Runtime
 
-from grounded_research.citations import normalize
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import GroundedResearchError
+from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
+from grounded_research.progress import reports
 from grounded_research.resources import resources_of
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
@@ -29,18 +30,23 @@ from grounded_research.selection.embeddings import Embedder, EmbedderUnavailable
 from grounded_research.selection.layers import Assembler, Fitted, Placed
 from grounded_research.selection.reprints import find_reprints
 from grounded_research.selection.strategies import Candidate, Ranker
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
 from grounded_research.state import Evidence, Source, State, SubQuestion, Usage
+from grounded_research.text.normalize import normalize
+from grounded_research.text.tokenize import tokenize
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]
-GAP_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
-CONFLICT_KINDS = frozenset({"conflict", "status_conflict"})
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
+def summary(update: dict[str, Any]) -> str:
+    count = sum(len(ids) for ids in update.get("context", {}).values())
+    return f"{count} passages selected"
+
+
+@reports(summary)
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     run = resources_of(runtime)
@@ -294,7 +300,7 @@ def need_weights(state: State) -> dict[str, float]:
     checked = [gap.round for gap in state.gaps if gap.round <= state.round]
     last = max(checked, default=None)
     weights = {sq.id: 1.0 for sq in state.sub_questions}
-    for kinds in (GAP_KINDS, CONFLICT_KINDS):
+    for kinds in (LACKING_KINDS, CONFLICT_KINDS):
         lacking = {
             gap.sub_question_id for gap in state.gaps if gap.round == last and gap.kind in kinds
         }

@@ -7,26 +7,18 @@ earliest one.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
 from datasketch import MinHash, MinHashLSH
 
-from grounded_research.selection.tokenize import words
 from grounded_research.state import Source
+from grounded_research.text.dates import date_key
+from grounded_research.text.tokenize import words
 
 THRESHOLD = 0.8
 PERMUTATIONS = 128
-_ISO = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
-    )
-}
-_WRITTEN = re.compile(r"(?:(\d{1,2})\s+)?([A-Za-z]{3})[a-z]*\.?\s+(?:(\d{1,2}),?\s+)?(\d{4})")
 
 
 def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[str, str]:
@@ -49,22 +41,6 @@ def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[
         index.insert(source.id, signature)
         by_hash[source.sha256] = source.id
     return originals
-
-
-def date_key(published: str | None) -> str:
-    """A sortable YYYY-MM-DD (parts unknown as 00) from the common ways dates are written."""
-    if not published:
-        return ""
-    iso = _ISO.search(published)
-    if iso:
-        return f"{iso.group(1)}-{iso.group(2)}-{iso.group(3) or '00'}"
-    written = _WRITTEN.search(published)
-    if written and written.group(2).lower()[:3] in _MONTHS:
-        day = written.group(1) or written.group(3) or "0"
-        month = _MONTHS[written.group(2).lower()[:3]]
-        return f"{written.group(4)}-{month:02d}-{int(day):02d}"
-    year = re.search(r"\b(19|20)\d\d\b", published)
-    return f"{year.group(0)}-00-00" if year else ""
 
 
 SIGNATURES_KEPT = 4096  # ~3 kB each: what a process keeps at most
