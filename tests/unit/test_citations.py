@@ -66,3 +66,15 @@ def test_notes_about_the_report_are_not_claims() -> None:
     line = note("No passage answers this directly.")
     report = f"# Q\n\n## Part\n\n{line}\n- “A claim about the world.” [1]\n"
     assert [c.text for c in split_claims(report)] == ["A claim about the world."]
+
+
+def test_a_quote_with_code_marks_is_verbatim_once_read_off_the_report() -> None:
+    """A quoted sentence with no number or name (as often in Chinese) keeps its code and
+    bold marks in the evidence; the claim read off the report has lost them."""
+    source = evidence("由于这是一个常规优先级的软件，我们将优先级改为 `optional`。")
+    quote = "由于这是一个常规优先级的软件，我们将优先级改为 `optional`。"
+    report = f"# Q\n\n## 结论\n\n- “{quote}” [1]\n"
+    (claim,) = split_claims(report)
+
+    assert judge(claim.text, [source]).verdict == "supported"
+    assert citation_valid(claim.text, source)

@@ -99,8 +99,8 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     content (numbers, names) all inside one is partial; anything else unsupported."""
     if not cited:
         return Judged("unsupported", "no citation")
-    wanted = normalize(claim_text)
-    if any(wanted in normalize(e.text) for e in cited):
+    wanted = comparable(claim_text)
+    if any(wanted in comparable(e.text) for e in cited):
         return Judged("supported", "verbatim in cited evidence", verbatim=True)
     content = checkable_content(claim_text)
     if content and any(contains_content(e.text, content) for e in cited):
@@ -108,10 +108,17 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     return Judged("unsupported", "not found in cited evidence")
 
 
+def comparable(text: str) -> str:
+    """Text as a claim is compared with its evidence: a claim is read off the report
+    without the bold and code marks its quote carried (`split_claims`), so the evidence
+    is read without them too."""
+    return normalize(_EMPHASIS.sub("", text))
+
+
 def citation_valid(claim_text: str, evidence: Evidence) -> bool:
     """The evaluation's rule: the evidence holds every number, date and named term of the
     sentence (or, when it has none, the sentence itself)."""
     content = checkable_content(claim_text)
     if not content:
-        return normalize(claim_text) in normalize(evidence.text)
+        return comparable(claim_text) in comparable(evidence.text)
     return contains_content(evidence.text, content)
