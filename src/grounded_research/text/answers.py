@@ -1,0 +1,152 @@
+"""What kind of answer a question asks for, whether a sentence holds one, and the names
+a passage must carry to be about the question.
+
+Users of documentation ask "on what date was X released", "in which version was Y
+added", "what is the default of Z", "which command does W", "does V support U", "which
+came first, A or B". A sentence that shares the question's words but holds no date,
+version, number or name of the asked kind does not answer it: the writer prefers
+sentences that do, and the gap check calls a sub-question unanswered when none does.
+The rules read the question's form, in English and Chinese, never a corpus's wording.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from grounded_research.text.facts import named_terms, quantities
+
+AnswerKind = Literal["comparison", "yes_no", "version", "date", "quantity", "name", "any"]
+
+_COMPARISON = re.compile(
+    r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
+    r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
+    r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|may|"
+    r"must|shall)\b|是否|能否|可否|是不是|有没有|能不能|可不可以|会不会|吗\s*[？?]?\s*$",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(
+    r"\b(?:which|what|in which|since which|from which)\s+(?:\w+\s+)?(?:version|release)s?\b|"
+    r"\bversion\s+(?:number|of)\b|"
+    r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版",
+    re.IGNORECASE,
+)
+_CHANGED_WHEN = re.compile(
+    r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"\b(?:on\s+)?what\s+(?:date|day|year|month)\b|\bwhen\b|\brelease\s+date\b|"
+    r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(
+    r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
+    r"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|limit|size|number|value|length|"
+    r"port|timeout)\b|\b(?:default|maximum|minimum|limit)\b|"
+    r"\bwhat\s+(?:\w+\s+)?(?:density|capacity|speed|rate|size|length|weight|price|cost|range|"
+    r"temperature|voltage|percentage|share|amount|level)\b|"
+    r"多少|默认|缺省|上限|下限|最大|最小|几个|多大|多长|多久",
+    re.IGNORECASE,
+)
+_NAME = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:command|function|option|setting|parameter|module|"
+    r"method|class|tool|file|package|statement|clause|keyword|variable|directory|program|"
+    r"utility|flag|operator|type|field|library|format|name)s?\b|\bwho\b|\bwhat\s+is\s+called\b|"
+    r"哪个命令|什么命令|哪条命令|哪个文件|什么文件|哪个软件包|什么软件包|哪个工具|什么工具|"
+    r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁",
+    re.IGNORECASE,
+)
+
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"  # as written
+_DATE_HOLDER = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+"
+    + _MONTHS
+    + r",?\s+\d{4}\b|\b"
+    + _MONTHS
+    + r"\s+\d{1,2},?\s+\d{4}\b|\b"
+    + _MONTHS
+    + r"\s+\d{4}\b|\b(?:19|20)\d\d\b|"
+    r"\d{4}\s*年(?:\s*\d{1,2}\s*月)?",
+    re.IGNORECASE,
+)
+_VERSION_NUMBER = r"\d+(?:\.\d+)+[a-z]?\d*|\d+"
+_VERSION_HOLDER = re.compile(
+    r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
+    r"\b(?:version|release|v)\s*" + _VERSION_NUMBER + r"|版本\s*" + _VERSION_NUMBER,
+    re.IGNORECASE,
+)
+_NUMBER_HOLDER = re.compile(r"\d|\b(?:unlimited|none|no limit|zero|one|two|three)\b|无限", re.I)
+_CODE = re.compile(
+    r"`[^`\n]+`|\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
+    r"\b\w+(?:\.\w+)+\b"
+)
+_KEY_PHRASE = re.compile(r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+v?(\d+(?:\.\d+)*)(?![\w.]*\d)")
+_IDENTIFIER = re.compile(
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*"
+)
+
+
+def asked_kind(question: str) -> AnswerKind:
+    """The kind of answer the question asks for, by its form."""
+    for kind, pattern in (
+        ("comparison", _COMPARISON),
+        ("yes_no", _YES_NO),
+        ("version", _VERSION),
+        ("name", _NAME),
+        ("version", _CHANGED_WHEN),
+        ("date", _DATE),
+        ("quantity", _QUANTITY),
+    ):
+        if pattern.search(question):
+            return kind  # type: ignore[return-value]
+    return "any"
+
+
+def holds_answer(kind: AnswerKind, sentence: str) -> bool:
+    """Whether the sentence holds a value of the asked kind: a date, a version number, a
+    number, a command or name. Yes/no and open questions are answered by statements."""
+    if kind == "date":
+        return _DATE_HOLDER.search(sentence) is not None
+    if kind == "version":
+        return _VERSION_HOLDER.search(sentence) is not None
+    if kind == "quantity":
+        return bool(quantities(sentence)) or _NUMBER_HOLDER.search(sentence) is not None
+    if kind == "name":
+        return _CODE.search(sentence) is not None or bool(named_terms(sentence))
+    if kind == "comparison":
+        return (
+            _DATE_HOLDER.search(sentence) is not None
+            or _VERSION_HOLDER.search(sentence) is not None
+        )
+    return True
+
+
+def key_phrases(question: str) -> list[str]:
+    """Names with the number written after them ("PostgreSQL 17", "Python 3.11"), as
+    phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one."""
+    return list(dict.fromkeys(" ".join(m.groups()) for m in _KEY_PHRASE.finditer(question)))
+
+
+def identifiers(question: str) -> set[str]:
+    """Code names a question may carry in lower case: max_connections, os.path.join(),
+    --force."""
+    return {m.group(0).lower().removesuffix("()") for m in _IDENTIFIER.finditer(question)}
+
+
+def mentions_phrase(text: str, phrase: str) -> bool:
+    """Whether `text` names the phrase with exactly its number: "PostgreSQL 15" is in
+    "PostgreSQL 15 release notes" but not in "PostgreSQL 15.4"."""
+    *name, number = phrase.split()
+    pattern = (
+        r"(?<![\w.])"
+        + r"\s+".join(re.escape(part) for part in name)
+        + r"\s+v?"
+        + re.escape(number)
+        + r"(?![\w]|\.\d)"
+    )
+    return re.search(pattern, text, re.IGNORECASE) is not None

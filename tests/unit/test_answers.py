@@ -1,0 +1,84 @@
+"""The kind of answer a question asks for, read off its form, and sentences that hold
+one: the writer's preference and the gap check's "unanswered" rest on these."""
+
+from __future__ import annotations
+
+import pytest
+
+from grounded_research.text.answers import (
+    asked_kind,
+    holds_answer,
+    identifiers,
+    key_phrases,
+    mentions_phrase,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("On what date was PostgreSQL 15 released?", "date"),
+        ("When will the Aurora A1 reach series production?", "date"),
+        ("In which version was the match statement added to Python?", "version"),
+        ("When was os.path.join() deprecated?", "version"),
+        ("What is the default value of max_connections?", "quantity"),
+        ("How many rows can a SQLite table hold?", "quantity"),
+        ("What energy density do solid-state cells reach?", "quantity"),
+        ("Which command creates a new Git branch?", "name"),
+        ("Does SQLite support right outer joins?", "yes_no"),
+        ("Which came first, Python 3.11 or PostgreSQL 15?", "comparison"),
+        ("How do I enable WAL mode in SQLite?", "any"),
+        ("apt-pinning 中普通档案库默认的 Pin-Priority 是多少？", "quantity"),
+        ("Debian 12 是什么时候发布的？", "date"),
+        ("dpkg 是否支持多架构？", "yes_no"),
+        ("哪个命令可以列出已安装的软件包？", "name"),
+    ],
+)
+def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> None:
+    assert asked_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "sentence", "holds"),
+    [
+        ("date", "PostgreSQL 15 was released on 2022-10-13.", True),
+        ("date", "Release date: October 13, 2022", True),
+        ("date", "Thanks to everyone who contributed to this release.", False),
+        ("version", "New in version 3.10.", True),
+        ("version", "MERGE INTO target USING source ON condition", False),
+        ("quantity", "The default is 100 connections.", True),
+        ("quantity", "This parameter can only be set at server start.", False),
+        ("name", "Use `git branch` to create a branch.", True),
+        ("name", "this is done with a single call.", False),
+    ],
+)
+def test_a_sentence_holds_an_answer_of_the_asked_kind(
+    kind: str, sentence: str, holds: bool
+) -> None:
+    assert holds_answer(kind, sentence) is holds  # type: ignore[arg-type]
+
+
+def test_a_name_keeps_its_number_as_a_phrase() -> None:
+    assert key_phrases("Which came first, Python 3.11 or PostgreSQL 15?") == [
+        "Python 3.11",
+        "PostgreSQL 15",
+    ]
+    assert identifiers("What is the default of max_connections or os.path.join()?") == {
+        "max_connections",
+        "os.path.join",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "mentioned"),
+    [
+        ("E.1. Release 15", "Release 15", True),
+        ("E.2. Release 15.15", "Release 15", False),
+        ("PostgreSQL 15.4 fixes a bug", "PostgreSQL 15", False),
+        ("What is new in PostgreSQL 15.", "PostgreSQL 15", True),
+        ("see section 17.3 of the manual", "PostgreSQL 17", False),
+        ("Python 3.11.2 changelog", "Python 3.11", False),
+    ],
+)
+def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, mentioned: bool) -> None:
+    assert mentions_phrase(text, phrase) is mentioned
