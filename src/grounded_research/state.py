@@ -21,6 +21,7 @@ GapKind = Literal[
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
 Tier = Literal["full", "key_sentences", "listed"]
+WHOLE_QUESTION_ID = "q0"  # the sub-question that is the question as asked
 
 
 class SubQuestion(BaseModel):

@@ -18,9 +18,8 @@ from grounded_research.api import ResearchResult
 from grounded_research.citations import citation_valid, normalize, split_claims
 from grounded_research.errors import InputError
 from grounded_research.evaluation.dataset import EvalQuestion
-from grounded_research.nodes.initial_search import WHOLE_QUESTION_ID
 from grounded_research.nodes.verify_citations import FLAG
-from grounded_research.state import Evidence
+from grounded_research.state import WHOLE_QUESTION_ID, Evidence
 
 Stage = Literal["retrieved", "selected", "report"]
 STAGES: tuple[Stage, ...] = ("retrieved", "selected", "report")

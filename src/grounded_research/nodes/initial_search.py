@@ -13,9 +13,7 @@ from grounded_research.errors import InputError
 from grounded_research.gathering import gather
 from grounded_research.models import check_models
 from grounded_research.retrieval.registry import build_retrievers
-from grounded_research.state import State, SubQuestion
-
-WHOLE_QUESTION_ID = "q0"
+from grounded_research.state import WHOLE_QUESTION_ID, State, SubQuestion
 
 
 async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -29,7 +29,15 @@ from grounded_research.prompts import Found, Section, language_of, writer_messag
 from grounded_research.selection.chunking import sentences
 from grounded_research.selection.reprints import date_key
 from grounded_research.selection.tokenize import has_cjk, tokenize
-from grounded_research.state import Evidence, Gap, Reference, State, SubQuestion, Usage
+from grounded_research.state import (
+    WHOLE_QUESTION_ID,
+    Evidence,
+    Gap,
+    Reference,
+    State,
+    SubQuestion,
+    Usage,
+)
 
 SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
@@ -201,12 +209,12 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
     titles = {source.id: source.title for source in state.sources.values()}
     for sub_question in state.sub_questions:
         records = state.selected_for(sub_question.id)
-        heading = labels["findings"] if sub_question.id == "q0" else sub_question.text
+        heading = labels["findings"] if sub_question.id == WHOLE_QUESTION_ID else sub_question.text
         lines = [
             f"- “{_flat(sentence)}” {cite([number(record.id)])}"
             for record, sentence in best_sentences(sub_question, records, titles, quoted)
         ]
-        if sub_question.id != "q0" or lines:
+        if sub_question.id != WHOLE_QUESTION_ID or lines:
             parts.append(
                 f"## {heading}\n\n" + ("\n".join(lines) or note(labels["no_direct"])) + "\n"
             )
