@@ -247,6 +247,15 @@ def searched_key(sub_question_id: str, query: str) -> str:
 
 
 @dataclass(kw_only=True)
+class ResearchTask:
+    """What one `research` branch receives through `Send`."""
+
+    sub_question: SubQuestion
+    queries: list[str]
+    round: int = 0
+
+
+@dataclass(kw_only=True)
 class InputState:
     question: str
 
@@ -281,6 +290,10 @@ class OutputState:
 class State(OutputState):
     searched: Annotated[list[str], union] = field(default_factory=list)
     round: Annotated[int, latest_round] = 0
+    follow_ups: list[ResearchTask] = field(
+        default_factory=list,
+        metadata={"description": "The research the latest gap check asks for: none, write."},
+    )
 
     def open_gaps(self) -> list[Gap]:
         """The gaps found by the latest gap check."""
@@ -322,12 +335,3 @@ def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:
         or (record.chunk_start, record.chunk_end) == (start, end)
         for start, end in found.get(record.source_id, [])
     )
-
-
-@dataclass(kw_only=True)
-class ResearchTask:
-    """What one `research` branch receives through `Send`."""
-
-    sub_question: SubQuestion
-    queries: list[str]
-    round: int = 0

@@ -184,3 +184,16 @@ def test_final_check_moves_open_gaps_to_unresolved() -> None:
     state = state_with([("s1", "The Aurora A1 cell reaches 450 Wh/kg.", None)], round=1)
     update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=1))))
     assert update["unresolved"] == update["gaps"] and update["gaps"]
+
+
+def test_the_router_follows_the_gap_checks_decision() -> None:
+    from grounded_research.graph import research_gaps_or_write
+
+    state = state_with([("s1", "The Aurora A1 cell reaches 450 Wh/kg.", None)])
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=1))))
+    assert update["follow_ups"] and "unresolved" not in update
+    state.follow_ups = update["follow_ups"]
+    sends = research_gaps_or_write(state)
+    assert isinstance(sends, list) and [s.arg for s in sends] == update["follow_ups"]
+    state.follow_ups = []
+    assert research_gaps_or_write(state) == "write_report"

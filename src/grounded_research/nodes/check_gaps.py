@@ -57,12 +57,14 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     gaps = [gap for found in per_sub_question.values() for gap in found]
     gaps.extend(conflict_gaps(state))
 
+    follow_ups = next_research(state.sub_questions, gaps, state.searched, state.round, context)
     update: dict[str, Any] = {
         "gaps": gaps,
+        "follow_ups": follow_ups,
         "usage": llm.usage() if llm else Usage(),
         "warnings": llm.warnings if llm else [],
     }
-    if not next_research(state.sub_questions, gaps, state.searched, state.round, context):
+    if not follow_ups:
         update["unresolved"] = still_open(state, gaps)
     return update
 

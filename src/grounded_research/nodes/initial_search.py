@@ -40,6 +40,7 @@ def fresh_start(update: dict[str, Any], whole: SubQuestion) -> dict[str, Any]:
         "further_sources": {},
         "unresolved": [],
         "claims": [],
+        "follow_ups": [],
         "sub_questions": Overwrite([whole]),
         "gaps": Overwrite([]),
         "round": Overwrite(0),
