@@ -8,9 +8,10 @@ verbatim slice so a reader can audit it without opening the store.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Annotated, Any, Literal, get_origin, get_type_hints
 
+from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
@@ -294,6 +295,25 @@ class State(OutputState):
         default_factory=list,
         metadata={"description": "The research the latest gap check asks for: none, write."},
     )
+
+    @classmethod
+    def fresh(cls, **values: Any) -> dict[str, Any]:
+        """The update that starts a thread over: these values, and every other channel
+        back to its default (a field without a default is the input and is kept)."""
+        hints = get_type_hints(cls, include_extras=True)
+        update: dict[str, Any] = {}
+        for channel in fields(cls):
+            if channel.name in values:
+                value = values[channel.name]
+            elif channel.default_factory is not MISSING:
+                value = channel.default_factory()
+            elif channel.default is not MISSING:
+                value = channel.default
+            else:
+                continue
+            merged = get_origin(hints[channel.name]) is Annotated
+            update[channel.name] = Overwrite(value) if merged else value
+        return update
 
     def open_gaps(self) -> list[Gap]:
         """The gaps found by the latest gap check."""

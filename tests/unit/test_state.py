@@ -94,3 +94,14 @@ def test_independent_sources_count_a_reprint_as_its_original() -> None:
     )
     assert state.independent_sources(["e1", "e2"]) == {"s1"}
     assert state.independent_sources(["e1", "e2", "e3"]) == {"s1", "s3"}
+
+
+def test_a_fresh_start_resets_every_channel() -> None:
+    from dataclasses import fields
+
+    from langgraph.types import Overwrite
+
+    update = State.fresh(warnings=["new"])
+    assert set(update) == {f.name for f in fields(State)} - {"question"}
+    assert update["warnings"].value == ["new"] and isinstance(update["gaps"], Overwrite)
+    assert update["status"] == "pending" and update["follow_ups"] == []
