@@ -25,8 +25,7 @@ def listed_sources(state: State) -> list[Source]:
     seen: dict[str, Source] = {}
     for ids in state.further_sources.values():
         for evidence_id in ids:
-            record = state.evidence.get(evidence_id)
-            source = state.sources.get(record.source_id) if record else None
+            source = state.sources.get(state.record(evidence_id).source_id)
             if source is not None:
                 seen.setdefault(source.id, source)
     return list(seen.values())

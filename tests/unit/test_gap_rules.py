@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
 from grounded_research.nodes.check_gaps import check_gaps, next_research
-from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
 
@@ -49,7 +49,7 @@ def state_with(passages: list[tuple[str, str, str | None]], **extra: Any) -> Sta
         sub_questions=[sub_question],
         sources=sources,
         evidence=evidence,
-        context={"q0": list(evidence)},
+        selections=[Selection(context={"q0": list(evidence)})],
         **extra,
     )
 
@@ -80,9 +80,7 @@ def test_one_source_is_too_few_when_two_are_required() -> None:
 def test_a_reprint_does_not_count_as_a_second_source() -> None:
     text = "The Aurora A1 cell reaches an energy density of 450 Wh/kg."
     state = state_with([("s1", text, None), ("s2", text, None)])
-    state.sources["s2"] = state.sources["s2"].model_copy(
-        update={"status": "duplicate", "duplicate_of": "s1"}
-    )
+    state.selection.reprints["s2"] = "s1"
     assert "few_sources" in kinds(gaps_of(state, min_independent_sources=2))
 
 

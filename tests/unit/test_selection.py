@@ -22,7 +22,7 @@ from grounded_research.selection.layers import Assembler, Placed, key_sentence_s
 from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
-from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 from tests.unit.test_embeddings import CountingEmbedder
 
 # -- strategies --------------------------------------------------------------------------
@@ -360,12 +360,12 @@ def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path
     context = Context(
         cache_dir=world.cache, chunk_size=1000, token_budget=budget, selection_strategy="keyword"
     )
-    selection = stage.select(state, context)
-    chosen = [selection.evidence[i] for i in selection.context["q0"]]
+    selection = stage.select(state, context).selection
+    chosen = [selection.records[i] for i in selection.context["q0"]]
     assert sum(count_tokens(e.text) for e in chosen) <= budget
     assert {e.strategy for e in chosen} == {"keyword"}
     assert {e.tier for e in chosen} == {"full", "key_sentences"}
-    listed = [selection.evidence[i] for i in selection.further_sources["q0"]]
+    listed = [selection.records[i] for i in selection.further_sources["q0"]]
     assert listed and {e.tier for e in listed} == {"listed"}
     for record in chosen + listed:
         world.check_verbatim(record)
@@ -408,7 +408,7 @@ def test_an_embedder_failing_mid_run_falls_back_to_keyword(
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     selection = stage.select(state, Context(cache_dir=world.cache, chunk_size=1000))
-    assert selection.strategy == "keyword" and selection.context["q0"]
+    assert selection.strategy == "keyword" and selection.selection.context["q0"]
     assert "server down" in selection.warnings[0]
 
 
@@ -432,12 +432,11 @@ def test_a_later_selection_sees_only_what_retrievers_found(tmp_path: Path) -> No
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=120, selection_strategy="keyword")
-    first = stage.select(state, context)
-    grown = [e for e in first.evidence.values() if e.chunk_start is not None]
+    first = stage.select(state, context).selection
+    grown = [e for e in first.records.values() if e.chunk_start is not None]
     assert grown  # the first chunk grew with its "Not yet" neighbour
-    state.evidence.update(first.evidence)
-    state.context = first.context
-    again = stage.select(state, context)
+    state.selections = [first]
+    again = stage.select(state, context).selection
     assert again.context == first.context  # the grown record is not a candidate itself
     assert {e.id for e in state.selected_for("q0")} == set(first.context["q0"])
 
@@ -447,7 +446,9 @@ def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
 
     found = evidence("e1").model_copy(update={"round": 0, "strategy": "bm25"})
     chosen = found.model_copy(update={"round": 2, "strategy": "hybrid", "tier": "full"})
-    merged = merge_evidence({"e1": found}, {"e1": chosen})["e1"]
+    state = State(question="q", evidence=merge_evidence({"e1": found}, {"e1": chosen}))
+    state.selections = [Selection(round=2, records={"e1": chosen})]
+    merged = state.reported_evidence()["e1"]
     assert (merged.round, merged.strategy) == (0, "hybrid")
 
 
@@ -460,8 +461,7 @@ def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_pat
     sid = world.add("r1.md", LONG[0])
     listed = world.chunks[sid][0].model_copy(update={"id": "ev-listed", "tier": "listed"})
     state.sources = dict(world.sources)
-    state.evidence = {listed.id: listed}
-    state.further_sources = {"q0": [listed.id]}
+    state.selections = [Selection(further_sources={"q0": [listed.id]}, records={listed.id: listed})]
     section = further_sources_section(state)
     assert section.startswith("## Further sources") and "r1.md (local)" in section
     report = "# Aurora?\n\n- “A quoted claim about Aurora cells.” [1]\n\n" + section

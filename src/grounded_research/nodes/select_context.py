@@ -1,5 +1,5 @@
 """Choose what the writer may ever say (`selection/select.py`), once per round, after
-the research branches."""
+the research branches: the state keeps each selection as a record of its own."""
 
 from __future__ import annotations
 
@@ -15,25 +15,14 @@ from grounded_research.state import State, Usage
 
 
 def summary(update: dict[str, Any]) -> str:
-    return f"{sum(len(ids) for ids in update.get('context', {}).values())} passages selected"
+    return f"{sum(s.passages() for s in update.get('selections', []))} passages selected"
 
 
 @summarized(summary)
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    context = get_context(runtime)
-    selection = await asyncio.to_thread(select, state, context)  # reads snapshots, embeds
-    changed = {i: s for i, s in selection.sources.items() if state.sources.get(i) != s}
-    fresh = {
-        i: e
-        for i, e in selection.evidence.items()
-        if i not in state.evidence
-        or (state.evidence[i].strategy, state.evidence[i].tier) != (e.strategy, e.tier)
-    }
+    selected = await asyncio.to_thread(select, state, get_context(runtime))  # reads snapshots
     return {
-        "sources": changed,
-        "evidence": fresh,
-        "context": selection.context,
-        "further_sources": selection.further_sources,
-        "warnings": [w for w in selection.warnings if w not in state.warnings],
-        "usage": Usage(embedded_texts=selection.embedded),
+        "selections": [selected.selection],
+        "warnings": [w for w in selected.warnings if w not in state.warnings],
+        "usage": Usage(embedded_texts=selected.embedded),
     }

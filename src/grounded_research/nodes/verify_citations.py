@@ -32,7 +32,7 @@ _MARKUP_CHARS = re.compile(r"[*_`“”\"]")
 async def verify_citations(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if state.status == "no_sources":
         return {"claims": []}
-    by_number = {r.number: state.evidence[r.evidence_id] for r in state.references}
+    by_number = {r.number: state.record(r.evidence_id) for r in state.references}
     claims: list[Claim] = []
     for position, claim in enumerate(split_claims(state.report), start=1):
         known = [n for n in claim.citations if n in by_number]

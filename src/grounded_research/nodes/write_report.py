@@ -281,7 +281,7 @@ def conflicts_section(state: State, number: Citations, labels: dict[str, str]) -
     for gap in conflicts:
         dated = []
         for side in gap.sides:
-            record = state.evidence[side.evidence_id]
+            record = state.record(side.evidence_id)
             when = date_key(state.sources[record.source_id].published)
             dated.append((when, side, number(side.evidence_id)))
         by_value: dict[str, list[tuple[str, int]]] = {}
@@ -320,10 +320,11 @@ def unresolved_section(state: State, gaps: list[Gap], labels: dict[str, str]) ->
 
 
 def reprints_section(state: State, labels: dict[str, str]) -> str:
+    sources = state.sources
     lines = [
-        f"- {source.location} {labels['reprint_of']} {state.sources[source.duplicate_of].location}"
-        for source in state.sources.values()
-        if source.status == "duplicate" and source.duplicate_of in state.sources
+        f"- {sources[copy].location} {labels['reprint_of']} {sources[original].location}"
+        for copy, original in state.selection.reprints.items()
+        if copy in sources and original in sources
     ]
     return f"## {labels['reprints']}\n\n" + "\n".join(sorted(lines)) + "\n" if lines else ""
 
@@ -331,7 +332,7 @@ def reprints_section(state: State, labels: dict[str, str]) -> str:
 def make_references(state: State, number: Citations) -> list[Reference]:
     references = []
     for evidence_id, n in sorted(number.numbers.items(), key=lambda item: item[1]):
-        record = state.evidence[evidence_id]
+        record = state.record(evidence_id)
         source = state.sources[record.source_id]
         references.append(
             Reference(

@@ -5,7 +5,8 @@ passages at the edges of the context where models read best.
 Candidates are ranked by the configured strategy (keyword, embeddings, hybrid or the
 retriever's order), the budget is shared by need (a sub-question the last gap check
 found lacking gets more), and what does not fit in full is cut to key sentences or
-listed by title and location (`layers.py`).
+listed by title and location (`layers.py`). The outcome is a `Selection`: verdicts on
+what gathering found, never edits of it.
 """
 
 from __future__ import annotations
@@ -28,45 +29,46 @@ from grounded_research.selection.strategies import Candidate, Ranker
 from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
-from grounded_research.state import Evidence, Source, State, SubQuestion
+from grounded_research.state import CONFLICT_KINDS, Evidence, Selection, Source, State, SubQuestion
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]
-GAP_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
-CONFLICT_KINDS = frozenset({"conflict", "status_conflict"})
+LACKING_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
 @dataclass
-class Selection:
-    sources: dict[str, Source]
-    context: dict[str, list[str]]
-    further_sources: dict[str, list[str]]
-    evidence: dict[str, Evidence]  # every record in the context or listed, as selected
+class Selected:
+    """One selection: the verdicts the state keeps, and what it took to reach them."""
+
+    selection: Selection
     strategy: str
     embedded: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
-def select(state: State, context: Context) -> Selection:
+def select(state: State, context: Context) -> Selected:
     store = SnapshotStore.in_cache(context.cache_dir)
     text_of = _snapshot_reader(store)
-    sources = mark_reprints(state.sources, store)
-    candidates = candidates_per_sub_question(state, sources, store)
+    readable = [s for s in state.sources.values() if s.status == "fetched"]
+    reprints = find_reprints(readable, store.get)
+    candidates = candidates_per_sub_question(state, reprints, store)
     owner = best_sub_question_per_passage(candidates)
     owned = {
         sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
         for sq in state.sub_questions
     }
     ranker, warnings = ranker_for(context)
-    ranked = rank_all(state.sub_questions, owned, sources, text_of, ranker, context.chunk_size)
+    ranked = rank_all(
+        state.sub_questions, owned, state.sources, text_of, ranker, context.chunk_size
+    )
     warnings += ranked.warnings
     demand = {
         sq_id: sum(count_tokens(e.text) for e in records[: context.evidence_per_sub_question])
         for sq_id, records in ranked.order.items()
     }
     shares = share_by_need(context.evidence_budget, demand, need_weights(state))
-    assembler = Assembler(text_of, sources, context.chunk_size, ranked.strategy)
+    assembler = Assembler(text_of, state.sources, context.chunk_size, ranked.strategy)
     fitted: dict[str, Fitted] = {}
     for sub_question in state.sub_questions:
         fitted[sub_question.id] = assembler.fit(
@@ -78,55 +80,35 @@ def select(state: State, context: Context) -> Selection:
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
     unselected = [e for records in ranked.order.values() for e in records if e.id not in placed_ids]
     room = context.evidence_budget - sum(f.spent for f in fitted.values())
-    assembler.keep_contradictions(fitted, unselected, _independent(sources), max(0, room))
-    return Selection(
-        sources=sources,
+    assembler.keep_contradictions(fitted, unselected, _independent(reprints), max(0, room))
+    selection = Selection(
+        round=state.round,
         context={sq_id: [e.id for e in ordered(f.placed)] for sq_id, f in fitted.items()},
         further_sources={
             sq_id: [p.records[0].id for p in f.listed] for sq_id, f in fitted.items() if f.listed
         },
-        evidence={r.id: r for f in fitted.values() for p in f.placed + f.listed for r in p.records},
-        strategy=ranked.strategy,
-        embedded=ranked.embedded,
-        warnings=warnings,
+        records={r.id: r for f in fitted.values() for p in f.placed + f.listed for r in p.records},
+        reprints=reprints,
     )
-
-
-def mark_reprints(sources: dict[str, Source], store: SnapshotStore) -> dict[str, Source]:
-    readable = [s for s in sources.values() if s.status in ("fetched", "duplicate")]
-    originals = find_reprints(readable, store.get)
-    marked = dict(sources)
-    for source in readable:
-        original = originals.get(source.id)
-        if original is not None:
-            marked[source.id] = source.model_copy(
-                update={"status": "duplicate", "duplicate_of": original}
-            )
-        elif source.status == "duplicate":
-            marked[source.id] = source.model_copy(
-                update={"status": "fetched", "duplicate_of": None}
-            )
-    return marked
+    return Selected(selection, ranked.strategy, ranked.embedded, warnings)
 
 
 def candidates_per_sub_question(
-    state: State, sources: dict[str, Source], store: SnapshotStore
+    state: State, reprints: dict[str, str], store: SnapshotStore
 ) -> dict[str, list[Evidence]]:
-    """Evidence from readable sources, best first: the passages retrievers found, not
-    what an earlier selection made of them (grown, cut or listed records). A reprint's
-    passage stays out when its original says the same thing: only what the copy adds
-    (an editor's note, a changed figure) is worth a place of its own."""
+    """Evidence from readable sources, best first. A reprint's passage stays out when its
+    original says the same thing: only what the copy adds (an editor's note, a changed
+    figure) is worth a place of its own."""
     grouped: dict[str, list[Evidence]] = {}
     for record in state.evidence.values():
-        if record.chunk_start is not None or record.tier != "full":
+        source = state.sources.get(record.source_id)
+        if source is None or source.status != "fetched":
             continue
-        source = sources.get(record.source_id)
-        if source is None or source.status not in ("fetched", "duplicate"):
+        original = reprints.get(source.id)
+        if original in state.sources and normalize(record.text) in normalize(
+            store.get(state.sources[original].sha256)
+        ):
             continue
-        if source.status == "duplicate" and source.duplicate_of in sources:
-            original = sources[source.duplicate_of]
-            if normalize(record.text) in normalize(store.get(original.sha256)):
-                continue
         grouped.setdefault(record.sub_question_id, []).append(record)
     return {
         sub_question_id: sorted(records, key=lambda r: (-r.score, r.round, r.id))
@@ -260,7 +242,7 @@ def need_weights(state: State) -> dict[str, float]:
     checked = [gap.round for gap in state.gaps if gap.round <= state.round]
     last = max(checked, default=None)
     weights = {sq.id: 1.0 for sq in state.sub_questions}
-    for kinds in (GAP_KINDS, CONFLICT_KINDS):
+    for kinds in (LACKING_KINDS, CONFLICT_KINDS):
         lacking = {
             gap.sub_question_id for gap in state.gaps if gap.round == last and gap.kind in kinds
         }
@@ -302,12 +284,9 @@ def _terms_for(sub_question: SubQuestion) -> Callable[[Evidence], set[str]]:
     return terms
 
 
-def _independent(sources: dict[str, Source]) -> Callable[[Evidence], str]:
+def _independent(reprints: dict[str, str]) -> Callable[[Evidence], str]:
     def independent(record: Evidence) -> str:
-        source = sources.get(record.source_id)
-        if source is not None and source.status == "duplicate" and source.duplicate_of:
-            return source.duplicate_of
-        return record.source_id
+        return reprints.get(record.source_id, record.source_id)
 
     return independent
 
