@@ -44,6 +44,9 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import debian_docs  # noqa: E402
+
 # Prose-heavy documentation: together 3,398 .html files and ~127 MB (Debian 12).
 PACKAGES = (
     "python3.11-doc",
@@ -52,7 +55,7 @@ PACKAGES = (
     "sqlite3-doc",
     "git-doc",
 )
-HTML_SUFFIXES = (".html", ".htm")
+HTML_SUFFIXES = debian_docs.HTML_SUFFIXES
 TARGET_FILES = 3000
 TARGET_MB = 120.0
 TARGET_BUILD_S = 60.0
@@ -68,72 +71,9 @@ EDIT_WORD = "zqxbenchmarkedit"
 # -- the corpus ----------------------------------------------------------------------
 
 
-def _run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, text=True, capture_output=True, **kwargs)
-
-
-def _download(packages: list[str], debs: Path) -> None:
-    if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
-        sys.exit("apt-get and dpkg are needed to fetch the corpus (a Debian-like system)")
-    result = _run(["apt-get", "download", *packages], cwd=debs)
-    if result.returncode != 0:  # package lists missing or stale: update once, retry
-        print("apt-get download failed; running apt-get update once", flush=True)
-        _run(["apt-get", "update"])
-        result = _run(["apt-get", "download", *packages], cwd=debs)
-    if result.returncode != 0:
-        sys.exit(f"apt-get download {' '.join(packages)} failed:\n{result.stderr}")
-
-
 def ensure_corpus(data: Path) -> tuple[Path, dict[str, Any]]:
     """<data>/corpus with the HTML of PACKAGES; downloaded and extracted only once."""
-    corpus = data / "corpus"
-    info_path = corpus / ".corpus.json"  # hidden: the indexer skips dot files
-    if info_path.exists():
-        return corpus, json.loads(info_path.read_text())
-    debs = data / "debs"
-    debs.mkdir(parents=True, exist_ok=True)
-    missing = [p for p in PACKAGES if not list(debs.glob(f"{p}_*.deb"))]
-    if missing:
-        print(f"downloading {', '.join(missing)} into {debs}", flush=True)
-        _download(missing, debs)
-    staging = data / "corpus.part"
-    shutil.rmtree(staging, ignore_errors=True)
-    packages: list[dict[str, Any]] = []
-    for package in PACKAGES:
-        deb = sorted(debs.glob(f"{package}_*.deb"))[-1]
-        version = _run(["dpkg-deb", "-f", str(deb), "Version"]).stdout.strip()
-        extracted = data / "extract" / package
-        if not extracted.exists():
-            partial = extracted.with_name(package + ".part")
-            shutil.rmtree(partial, ignore_errors=True)
-            partial.mkdir(parents=True)
-            result = _run(["dpkg", "-x", str(deb), str(partial)])
-            if result.returncode != 0:
-                sys.exit(f"dpkg -x {deb} failed:\n{result.stderr}")
-            partial.rename(extracted)
-        files = size = 0
-        for folder, _, names in os.walk(extracted):
-            for name in names:
-                source = Path(folder) / name
-                if not name.lower().endswith(HTML_SUFFIXES) or source.is_symlink():
-                    continue
-                target = staging / package / source.relative_to(extracted)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
-                files += 1
-                size += source.stat().st_size
-        packages.append(
-            {"package": package, "version": version, "deb": deb.name, "files": files, "bytes": size}
-        )
-    info = {
-        "packages": packages,
-        "files": sum(p["files"] for p in packages),
-        "bytes": sum(p["bytes"] for p in packages),
-    }
-    (staging / ".corpus.json").write_text(json.dumps(info, indent=2))
-    shutil.rmtree(corpus, ignore_errors=True)
-    staging.rename(corpus)
-    return corpus, info
+    return debian_docs.ensure_corpus(data, PACKAGES)
 
 
 def corpus_files(root: Path) -> list[str]:

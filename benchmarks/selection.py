@@ -45,18 +45,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grounded_research.citations import normalize
 from grounded_research.configuration import Context
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.gathering import evidence_id, source_id
+from grounded_research.resources import RunResources
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.selection.budget import count_tokens
-from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.embeddings import local_embedder
 from grounded_research.selection.select import select
 from grounded_research.selection.strategies import Ranker
 from grounded_research.selection.vectors import PassageText, vector_file
 from grounded_research.state import Evidence, Source, State, SubQuestion
+from grounded_research.text.chunking import chunk_text
+from grounded_research.text.normalize import normalize
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "eval" / "hotpotqa"
@@ -160,7 +161,7 @@ def run_ours(question: Question, strategy: str, budget: int, corpus: str, cache:
         token_budget=budget,
         selection_strategy=strategy,
     )
-    selection = select(state, context).selection
+    selection = select(state, context, RunResources(context)).selection
     chosen = [selection.records[i] for i in selection.context["q0"]]
     listed = [selection.records[i] for i in selection.further_sources.get("q0", [])]
     locations = {state.sources[e.source_id].location for e in chosen}

@@ -27,6 +27,7 @@ class Request:
     headers: dict[str, str]
     body: bytes
     stopping: threading.Event
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
 
 @dataclass

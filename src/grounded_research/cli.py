@@ -17,11 +17,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from grounded_research import cli_options as options
 from grounded_research.api import ResearchResult, open_session
+from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
-from grounded_research.models import check_models, describe_models
+from grounded_research.models import describe_models
 from grounded_research.retrieval.urls import read_url_list
 
 EXIT_NO_SOURCES = 2
@@ -31,11 +31,11 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
 @app.command(help="Research QUESTION and write a report whose every statement cites its source.")
+@with_knobs("run")
 def run(
     question: Annotated[
         str, typer.Argument(help="The question to research (optional when resuming --thread).")
     ] = "",
-    corpus: options.Corpus = "",
     out: Annotated[Path | None, typer.Option(help="Write the report here, not to stdout.")] = None,
     evidence: Annotated[
         Path | None, typer.Option(help="Write the evidence table (JSON) here.")
@@ -43,44 +43,6 @@ def run(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
     ] = False,
-    max_rounds: options.MaxRounds = None,
-    max_sub_questions: options.MaxSubQuestions = None,
-    results_per_query: options.ResultsPerQuery = None,
-    token_budget: options.TokenBudget = None,
-    min_sources: options.MinSources = None,
-    retriever: options.Retriever = None,
-    urls: Annotated[
-        Path | None,
-        typer.Option(help="File of web pages to research, one URL a line (# comments)."),
-    ] = None,
-    allow_private_network: Annotated[
-        bool,
-        typer.Option(
-            "--allow-private-network",
-            help="Let the fetcher reach loopback, private and metadata addresses.",
-        ),
-    ] = False,
-    model: options.Model = None,
-    base_url: options.BaseUrl = None,
-    planner_model: Annotated[
-        str | None, typer.Option(help="Model for planning and gap checks (default: --model).")
-    ] = None,
-    writer_model: Annotated[
-        str | None, typer.Option(help="Model that writes the report (default: --model).")
-    ] = None,
-    verifier_model: Annotated[
-        str | None, typer.Option(help="Model that checks citations (default: --model).")
-    ] = None,
-    structured_output: options.StructuredOutput = None,
-    model_timeout: Annotated[
-        float | None, typer.Option(help="Seconds one model request may take.")
-    ] = None,
-    max_output_tokens: Annotated[
-        int | None, typer.Option(help="Most tokens one model answer may have.")
-    ] = None,
-    selection: options.Selection = None,
-    embeddings: options.Embeddings = None,
-    cache_dir: options.CacheDir = None,
     thread: Annotated[
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
     ] = None,
@@ -88,36 +50,15 @@ def run(
         str, typer.Option(help="'sqlite' (default), a .sqlite path, postgresql://…, 'none'.")
     ] = "sqlite",
     data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
-    approve_plan: Annotated[
-        bool, typer.Option("--approve-plan", help="Review the sub-questions before research.")
-    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    *,
+    knobs: dict[str, Any],
 ) -> None:
     try:
-        url_list = read_url_list(urls) if urls is not None else None
-        context = context_from_options(
-            corpus=corpus or None,
-            urls=url_list,
-            allow_private_network=allow_private_network or None,
-            max_rounds=max_rounds,
-            max_sub_questions=max_sub_questions,
-            results_per_query=results_per_query,
-            token_budget=token_budget,
-            min_independent_sources=min_sources,
-            retrievers=with_urls(retriever, url_list),
-            model=model,
-            base_url=base_url,
-            planner_model=planner_model,
-            writer_model=writer_model,
-            verifier_model=verifier_model,
-            structured_output=structured_output,
-            model_timeout=model_timeout,
-            max_output_tokens=max_output_tokens,
-            cache_dir=cache_dir,
-            selection_strategy=selection,
-            embeddings=embeddings,
-            approve_plan=approve_plan or None,
-        )
+        if "urls" in knobs:
+            knobs["urls"] = read_url_list(knobs["urls"])
+            knobs["retrievers"] = with_urls(knobs.get("retrievers"), knobs["urls"])
+        context = context_from_options(**knobs)
         if thread is None:
             check_question(question)
         check_corpus(context)
@@ -154,12 +95,6 @@ def run(
         print_summary(result, out, evidence)
 
 
-def context_from_options(**options: Any) -> Context:
-    context = Context.from_mapping(options)
-    check_models(context)
-    return context
-
-
 def with_urls(retrievers: str | None, urls: list[str] | None) -> str | None:
     """`--urls` researches those pages beside whatever `--retriever` names."""
     if retrievers is None or not urls:
@@ -171,21 +106,6 @@ def with_urls(retrievers: str | None, urls: list[str] | None) -> str | None:
 def check_question(question: str) -> None:
     if not question.strip():
         raise InputError("the question is empty")
-
-
-def check_corpus(context: Context) -> None:
-    if "local" not in context.retriever_names:
-        return
-    if not context.corpus:
-        raise InputError(
-            "no corpus given: pass --corpus DIR (a folder or a .jsonl file), --urls FILE, "
-            "or set TAVILY_API_KEY to search the web"
-        )
-    path = Path(context.corpus).expanduser()
-    if not path.exists():
-        raise InputError(f"corpus not found: {context.corpus}")
-    if path.is_file() and path.suffix.lower() != ".jsonl":
-        raise InputError(f"corpus must be a folder or a .jsonl file: {context.corpus}")
 
 
 async def stream_run(

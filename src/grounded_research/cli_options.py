@@ -1,54 +1,114 @@
-"""Run options that both `grounded-research` and `grounded-research eval` take, defined
-once so that their names, types and help never drift apart."""
+"""The run options of `grounded-research` and `grounded-research eval`, made from the
+`Context` fields that declare `cli=`, and the checks both commands make before a run.
+
+A command takes them through `@with_knobs(...)` and a keyword-only `knobs` parameter: it
+gets their values as `{field name: value}`, ready for `Context.from_mapping`.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import MISSING, Field, fields
+from pathlib import Path
+from typing import Annotated, Any, Literal, cast, get_origin
 
 import typer
 
-Corpus = Annotated[
-    str, typer.Option(help="Folder of documents (read recursively) or one .jsonl file.")
-]
-MaxRounds = Annotated[int | None, typer.Option(help="Re-search rounds for gaps.")]
-MaxSubQuestions = Annotated[int | None, typer.Option(help="Sub-questions the planner may add.")]
-ResultsPerQuery = Annotated[int | None, typer.Option(help="Passages per retriever and query.")]
-TokenBudget = Annotated[int | None, typer.Option(help="Tokens of evidence for the writer.")]
-MinSources = Annotated[
-    int | None, typer.Option(help="Independent sources required per sub-question.")
-]
-Retriever = Annotated[
-    str | None,
-    typer.Option(
-        help="Comma-separated retrievers: local, tavily, urls (e.g. local,tavily). Default: "
-        "local with --corpus, tavily when TAVILY_API_KEY is set and there is no corpus, "
-        "plus urls with --urls."
-    ),
-]
-Model = Annotated[
-    str | None,
-    typer.Option(help="provider:name, e.g. openai:gpt-4.1-mini; 'extractive' (default): no LLM."),
-]
-BaseUrl = Annotated[
-    str | None,
-    typer.Option(
-        help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (vLLM, "
-        "llama.cpp, Ollama, LM Studio)."
-    ),
-]
-StructuredOutput = Annotated[
-    str | None,
-    typer.Option(help="json_schema (default), function_calling, json_mode or prompt."),
-]
-Selection = Annotated[
-    str | None,
-    typer.Option(
-        help="How evidence is ranked for the writer: auto (default: hybrid, or keyword "
-        "without an embedder), hybrid, embeddings, keyword, none."
-    ),
-]
-Embeddings = Annotated[
-    str | None,
-    typer.Option(help="Embedder: local (default, offline), none, or provider:model."),
-]
-CacheDir = Annotated[str | None, typer.Option(help="Index, snapshot and page cache.")]
+from grounded_research.configuration import Cli, Context, knob_types
+from grounded_research.errors import InputError
+from grounded_research.models import check_models
+
+PANEL = "Run options"
+KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
+Command = Literal["run", "eval"]
+
+
+def cli_knobs(command: Command) -> list[Field[Any]]:
+    """The `Context` fields that `command` takes as options, in declaration order."""
+    return [
+        spec
+        for spec in fields(Context)
+        if isinstance(cli := spec.metadata.get("cli"), Cli) and (command == "run" or cli.eval)
+    ]
+
+
+def knob_parameter(spec: Field[Any]) -> inspect.Parameter:
+    """One typer option for a knob, with the field's default (None when a factory makes
+    it). Values are checked by `Context`, not by click, so a bad one is one `error:` line."""
+    cli: Cli = spec.metadata["cli"]
+    declared = knob_types()[spec.name]
+    common: dict[str, Any] = {"help": spec.metadata["description"], "rich_help_panel": PANEL}
+    if declared is bool:
+        if spec.default is not False:
+            raise TypeError(f"{spec.name}: a CLI flag must default to False")
+        option = typer.Option(cli.option(spec.name), **common)
+        return inspect.Parameter(
+            spec.name, KEYWORD_ONLY, default=False, annotation=Annotated[bool, option]
+        )
+    if get_origin(declared) is list:
+        value_type: type = Path  # a file of items, one a line
+    else:
+        value_type = declared if declared in (int, float) else str
+    default = None if spec.default is MISSING else spec.default
+    option = typer.Option(
+        cli.option(spec.name),
+        metavar=cli.metavar or None,
+        show_default=default not in (None, ""),
+        **common,
+    )
+    annotation = cast(Any, Annotated)[value_type | None, option]
+    return inspect.Parameter(spec.name, KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+def with_knobs(command: Command) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Replace the decorated command's `knobs` parameter by one option per knob that
+    `command` takes; the command receives their values (flags only when set)."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        signature = inspect.signature(func, eval_str=True)
+        slot = signature.parameters["knobs"]
+        if slot.kind is not KEYWORD_ONLY:
+            raise TypeError(f"{func.__name__}: `knobs` must be a keyword-only parameter")
+        generated = [knob_parameter(spec) for spec in cli_knobs(command)]
+        parameters = [
+            p
+            for own in signature.parameters.values()
+            for p in (generated if own is slot else [own])
+        ]
+        names = [p.name for p in generated]
+
+        @functools.wraps(func)
+        def with_options(**options: Any) -> None:
+            values = {name: options.pop(name) for name in names}
+            given = {name: v for name, v in values.items() if v is not None and v is not False}
+            func(**options, knobs=given)
+
+        with_options.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        with_options.__annotations__ = {p.name: p.annotation for p in parameters}
+        return with_options
+
+    return decorate
+
+
+def context_from_options(**options: Any) -> Context:
+    """The run's `Context`; a bad value or a model that cannot run is an error here."""
+    context = Context.from_mapping(options)
+    check_models(context)
+    return context
+
+
+def check_corpus(context: Context) -> None:
+    if "local" not in context.retriever_names:
+        return
+    if not context.corpus:
+        raise InputError(
+            "no corpus given: pass --corpus DIR (a folder or a .jsonl file), --urls FILE, "
+            "or set TAVILY_API_KEY to search the web"
+        )
+    path = Path(context.corpus).expanduser()
+    if not path.exists():
+        raise InputError(f"corpus not found: {context.corpus}")
+    if path.is_file() and path.suffix.lower() != ".jsonl":
+        raise InputError(f"corpus must be a folder or a .jsonl file: {context.corpus}")

@@ -1,15 +1,21 @@
-"""Every knob of a run, with its default: LangGraph's `context_schema`.
+"""Every knob of a run, declared once: LangGraph's `context_schema`.
 
-In Python pass `context=Context(...)` to `invoke`/`stream`; a LangGraph server copies
-the run's `configurable` into it; the CLI builds it from its options.
+Each field says its type (a `Literal` for choices, so LangGraph Studio shows a dropdown),
+default, bounds (`ge`/`gt`, which Studio's JSON schema shows as minimums), help, and
+whether the CLI takes it (`cli=`): `Context` checks values against those declarations,
+and both `grounded-research` and `grounded-research eval` make their run options from
+them. In Python pass `context=Context(...)` to `invoke`/`stream`; a LangGraph server
+copies the run's `configurable` into it.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from langgraph.runtime import Runtime
 
@@ -24,254 +30,275 @@ def default_cache_dir() -> str:
 ModelName = Annotated[str, {"__template_metadata__": {"kind": "llm"}}]
 """A model field: LangGraph Studio shows a model picker for it."""
 
+StructuredOutput = Literal["json_schema", "function_calling", "json_mode", "prompt"]
+SelectionStrategy = Literal["auto", "none", "keyword", "embeddings", "hybrid"]
+TavilySearchDepth = Literal["basic", "advanced"]
+TavilyTopic = Literal["general", "news", "finance"]
+TavilyTimeRange = Literal["", "day", "week", "month", "year"]
+
+
+@dataclass(frozen=True)
+class Cli:
+    """A knob that the command line takes, as `--field-name` unless `name` says otherwise."""
+
+    name: str = ""
+    metavar: str = ""
+    eval: bool = True
+    """`grounded-research eval` takes it too."""
+
+    def option(self, field_name: str) -> str:
+        return self.name or "--" + field_name.replace("_", "-")
+
+
+ON_CLI = Cli()
+
+
+def knob(
+    help: str,
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    cli: Cli | None = None,
+) -> dict[str, Any]:
+    """A `Context` field's metadata: `help`, `ge` and `gt` under the names pydantic reads,
+    so Studio's schema shows them, and `cli` for the knobs the command line takes."""
+    metadata: dict[str, Any] = {"description": help}
+    if ge is not None:
+        metadata["ge"] = ge
+    if gt is not None:
+        metadata["gt"] = gt
+    if cli is not None:
+        metadata["cli"] = cli
+    return metadata
+
 
 @dataclass(kw_only=True)
 class Context:
     corpus: str = field(
         default="",
-        metadata={"description": "Local corpus: a folder (read recursively) or one .jsonl file."},
+        metadata=knob("Local corpus: a folder (read recursively) or one .jsonl file.", cli=ON_CLI),
     )
     retrievers: str = field(
         default="auto",
-        metadata={
-            "description": "Comma-separated retrievers: local, tavily, urls. 'auto': local with a "
-            "corpus, tavily when TAVILY_API_KEY is set and there is no corpus, plus urls when "
-            "urls are given."
-        },
+        metadata=knob(
+            "Comma-separated retrievers: local, tavily, urls. 'auto': local with a corpus, "
+            "tavily when TAVILY_API_KEY is set and there is no corpus, plus urls when urls are "
+            "given.",
+            cli=Cli("--retriever"),
+        ),
     )
     urls: list[str] = field(
         default_factory=list,
-        metadata={"description": "Web pages to research (the 'urls' retriever)."},
+        metadata=knob(
+            "Web pages to research (the 'urls' retriever); the CLI reads them from a file, "
+            "one URL a line (# comments).",
+            cli=Cli(metavar="FILE", eval=False),
+        ),
     )
     model: ModelName = field(
         default="extractive",
-        metadata={
-            "description": "'extractive' (offline, no LLM) or provider:name, e.g. "
-            "'openai:gpt-4.1-mini'."
-        },
+        metadata=knob(
+            "'extractive' (offline, no LLM) or provider:name, e.g. 'openai:gpt-4.1-mini'.",
+            cli=ON_CLI,
+        ),
     )
     base_url: str = field(
         default="",
-        metadata={
-            "description": "Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama's "
-            "/v1, LM Studio); OPENAI_BASE_URL fills it when left empty."
-        },
+        metadata=knob(
+            "Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1, "
+            "LM Studio); OPENAI_BASE_URL fills it when left empty.",
+            cli=ON_CLI,
+        ),
     )
     planner_model: ModelName = field(
-        default="", metadata={"description": "Model that plans and checks gaps; empty = model."}
+        default="", metadata=knob("Model that plans and checks gaps; empty = model.", cli=ON_CLI)
     )
     writer_model: ModelName = field(
-        default="", metadata={"description": "Model that writes the report; empty = model."}
+        default="", metadata=knob("Model that writes the report; empty = model.", cli=ON_CLI)
     )
     verifier_model: ModelName = field(
-        default="", metadata={"description": "Model that checks citations; empty = model."}
+        default="", metadata=knob("Model that checks citations; empty = model.", cli=ON_CLI)
     )
-    structured_output: str = field(
+    structured_output: StructuredOutput = field(
         default="json_schema",
-        metadata={
-            "description": "How models return JSON: 'json_schema' (response_format), "
-            "'function_calling' (tools), 'json_mode', or 'prompt' (asked in the prompt only)."
-        },
+        metadata=knob(
+            "How models return JSON: 'json_schema' (response_format), 'function_calling' "
+            "(tools), 'json_mode', or 'prompt' (asked in the prompt only).",
+            cli=ON_CLI,
+        ),
     )
     model_timeout: float = field(
-        default=120.0, metadata={"description": "Seconds one model request may take."}
+        default=120.0, metadata=knob("Seconds one model request may take.", gt=0, cli=ON_CLI)
     )
     model_retries: int = field(
-        default=2,
-        metadata={"description": "Retries of a model request after a timeout or rate limit."},
+        default=2, metadata=knob("Retries of a model request after a timeout or rate limit.", ge=0)
     )
     max_output_tokens: int = field(
         default=0,
-        metadata={"description": "Most tokens one model answer may have (0: the model's limit)."},
+        metadata=knob(
+            "Most tokens one model answer may have (0: the model's limit).", ge=0, cli=ON_CLI
+        ),
     )
     max_sub_questions: int = field(
-        default=4, metadata={"description": "Sub-questions the planner may add to the question."}
+        default=4,
+        metadata=knob("Sub-questions the planner may add to the question.", ge=1, cli=ON_CLI),
     )
     max_rounds: int = field(
         default=2,
-        metadata={"description": "Re-search rounds for gaps after the first search (0 = none)."},
+        metadata=knob(
+            "Re-search rounds for gaps after the first search (0 = none).", ge=0, cli=ON_CLI
+        ),
     )
     results_per_query: int = field(
-        default=8, metadata={"description": "Passages each retriever returns per query."}
+        default=8, metadata=knob("Passages each retriever returns per query.", ge=1, cli=ON_CLI)
     )
-    chunk_size: int = field(
-        default=600, metadata={"description": "Target passage size in characters."}
-    )
+    chunk_size: int = field(default=600, metadata=knob("Target passage size in characters.", ge=1))
     token_budget: int = field(
-        default=4000, metadata={"description": "Tokens of evidence the writer may receive."}
+        default=4000, metadata=knob("Tokens of evidence the writer may receive.", ge=1, cli=ON_CLI)
     )
     evidence_per_sub_question: int = field(
         default=32,
-        metadata={
-            "description": "Most evidence passages selected per sub-question; the token "
-            "budget usually binds first."
-        },
+        metadata=knob(
+            "Most evidence passages selected per sub-question; the token budget usually "
+            "binds first.",
+            ge=0,
+        ),
     )
-    selection_strategy: str = field(
+    selection_strategy: SelectionStrategy = field(
         default="auto",
-        metadata={
-            "description": "How evidence is ranked for the writer: 'none' (the retriever's "
-            "order), 'keyword' (BM25, jieba for Chinese), 'embeddings' (vector similarity, "
-            "FAISS), 'hybrid' (rank fusion of both); 'auto': hybrid when an embedder is "
-            "available, else keyword."
-        },
+        metadata=knob(
+            "How evidence is ranked for the writer: 'none' (the retriever's order), "
+            "'keyword' (BM25, jieba for Chinese), 'embeddings' (vector similarity, FAISS), "
+            "'hybrid' (rank fusion of both); 'auto': hybrid when an embedder is available, "
+            "else keyword.",
+            cli=Cli("--selection"),
+        ),
     )
     embeddings: str = field(
         default="local",
-        metadata={
-            "description": "Embedder for the embeddings and hybrid strategies: 'local' (an "
-            "offline MiniLM shipped with the package), 'none', or a LangChain model as "
-            "provider:model, e.g. 'openai:text-embedding-3-small'."
-        },
+        metadata=knob(
+            "Embedder for the embeddings and hybrid strategies: 'local' (an offline MiniLM "
+            "shipped with the package), 'none', or a LangChain model as provider:model, e.g. "
+            "'openai:text-embedding-3-small'.",
+            cli=ON_CLI,
+        ),
     )
     embeddings_base_url: str = field(
-        default="",
-        metadata={"description": "Base URL of an OpenAI-compatible embeddings server."},
+        default="", metadata=knob("Base URL of an OpenAI-compatible embeddings server.")
     )
     writer_context_tokens: int = field(
         default=0,
-        metadata={
-            "description": "The writer model's context window in tokens; the evidence gets "
-            "what is left after the prompt and answer reserves, at most token_budget "
-            "(0: token_budget alone limits it)."
-        },
+        metadata=knob(
+            "The writer model's context window in tokens; the evidence gets what is left "
+            "after the prompt and answer reserves, at most token_budget (0: token_budget alone "
+            "limits it).",
+            ge=0,
+        ),
     )
     prompt_reserve_tokens: int = field(
         default=1500,
-        metadata={"description": "Tokens of the writer's context kept for its instructions."},
+        metadata=knob("Tokens of the writer's context kept for its instructions.", ge=0),
     )
     answer_reserve_tokens: int = field(
-        default=2000,
-        metadata={"description": "Tokens of the writer's context kept for its answer."},
+        default=2000, metadata=knob("Tokens of the writer's context kept for its answer.", ge=0)
     )
     min_independent_sources: int = field(
         default=2,
-        metadata={"description": "Independent sources a sub-question needs before it is closed."},
+        metadata=knob(
+            "Independent sources a sub-question needs before it is closed.",
+            ge=0,
+            cli=Cli("--min-sources"),
+        ),
     )
     follow_up_queries: int = field(
-        default=3, metadata={"description": "Most follow-up queries per gap."}
+        default=3, metadata=knob("Most follow-up queries per gap.", ge=0)
     )
     approve_plan: bool = field(
         default=False,
-        metadata={"description": "Stop after planning until a person accepts or edits the plan."},
+        metadata=knob(
+            "Stop after planning until a person accepts or edits the plan.", cli=Cli(eval=False)
+        ),
     )
     cache_dir: str = field(
         default_factory=default_cache_dir,
-        metadata={"description": "Where corpus indexes and source snapshots are kept."},
+        metadata=knob(
+            "Where corpus indexes, source snapshots and fetched pages are kept.", cli=ON_CLI
+        ),
     )
     allow_private_network: bool = field(
         default=False,
-        metadata={
-            "description": "Let the web fetcher reach loopback, private, link-local and "
-            "metadata addresses (intranets, tests). Off: such URLs become blocked sources."
-        },
+        metadata=knob(
+            "Let the web fetcher reach loopback, private, link-local and metadata addresses "
+            "(intranets, tests). Off: such URLs become blocked sources.",
+            cli=ON_CLI,
+        ),
     )
-    tavily_search_depth: str = field(
-        default="basic", metadata={"description": "Tavily search depth: basic or advanced."}
+    tavily_search_depth: TavilySearchDepth = field(
+        default="basic", metadata=knob("Tavily search depth: basic or advanced.")
     )
-    tavily_topic: str = field(
-        default="general", metadata={"description": "Tavily topic: general, news or finance."}
+    tavily_topic: TavilyTopic = field(
+        default="general", metadata=knob("Tavily topic: general, news or finance.")
     )
-    tavily_time_range: str = field(
-        default="",
-        metadata={"description": "Tavily time range: day, week, month, year, or '' for any."},
+    tavily_time_range: TavilyTimeRange = field(
+        default="", metadata=knob("Tavily time range: day, week, month, year, or '' for any.")
     )
     tavily_max_results: int = field(
-        default=5, metadata={"description": "Most pages one Tavily search returns."}
+        default=5, metadata=knob("Most pages one Tavily search returns.", ge=0)
     )
     tavily_include_domains: list[str] = field(
-        default_factory=list, metadata={"description": "Tavily searches only these domains."}
+        default_factory=list, metadata=knob("Tavily searches only these domains.")
     )
     tavily_exclude_domains: list[str] = field(
-        default_factory=list, metadata={"description": "Tavily never returns these domains."}
+        default_factory=list, metadata=knob("Tavily never returns these domains.")
     )
     tavily_base_url: str = field(
         default="https://api.tavily.com",
-        metadata={"description": "Tavily API base URL (tests point it at a local server)."},
+        metadata=knob("Tavily API base URL (tests point it at a local server)."),
     )
     search_concurrency: int = field(
-        default=8,
-        metadata={"description": "Searches in flight at once, across all parallel branches."},
+        default=8, metadata=knob("Searches in flight at once, across all parallel branches.", ge=1)
     )
     fetch_concurrency: int = field(
         default=8,
-        metadata={"description": "Page fetches in flight at once, across all parallel branches."},
+        metadata=knob("Page fetches in flight at once, across all parallel branches.", ge=1),
     )
     search_timeout: float = field(
-        default=30.0, metadata={"description": "Seconds one search call may take."}
+        default=30.0, metadata=knob("Seconds one search call may take.", gt=0)
     )
     fetch_timeout: float = field(
         default=20.0,
-        metadata={"description": "Seconds one page may take, redirects and retries included."},
+        metadata=knob("Seconds one page may take, redirects and retries included.", gt=0),
     )
     fetch_retries: int = field(
-        default=2, metadata={"description": "Retries of a page after a 429 or 5xx answer."}
+        default=2, metadata=knob("Retries of a page after a 429 or 5xx answer.", ge=0)
     )
     max_page_bytes: int = field(
         default=5_000_000,
-        metadata={"description": "Bytes read of one page; longer HTML/text is cut there."},
+        metadata=knob("Bytes read of one page; longer HTML/text is cut there.", ge=1),
     )
     max_pages: int = field(
-        default=60, metadata={"description": "Web pages one run may use (fetched or cached)."}
+        default=60, metadata=knob("Web pages one run may use (fetched or cached).", ge=0)
     )
     page_cache_days: float = field(
         default=7.0,
-        metadata={"description": "Days a fetched page is reused from the cache (0 = never)."},
+        metadata=knob("Days a fetched page is reused from the cache (0 = never).", ge=0),
     )
     run_deadline: float = field(
         default=900.0,
-        metadata={
-            "description": "Seconds after the run's start when no new search or fetch begins "
-            "(0 = no deadline); the report is written from what was found."
-        },
+        metadata=knob(
+            "Seconds after the run's start when no new search or fetch begins (0 = no "
+            "deadline); the report is written from what was found.",
+            ge=0,
+        ),
     )
 
     def __post_init__(self) -> None:
-        for name in ("max_sub_questions", "results_per_query", "chunk_size", "token_budget"):
-            if getattr(self, name) < 1:
-                raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("search_concurrency", "fetch_concurrency", "max_page_bytes"):
-            if getattr(self, name) < 1:
-                raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("search_timeout", "fetch_timeout"):
-            if getattr(self, name) <= 0:
-                raise ConfigurationError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.model_timeout <= 0:
-            raise ConfigurationError(f"model_timeout must be positive, got {self.model_timeout}")
-        if self.max_output_tokens < 0:
-            raise ConfigurationError(
-                f"max_output_tokens must not be negative, got {self.max_output_tokens}"
-            )
-        if self.model_retries < 0:
-            raise ConfigurationError(
-                f"model_retries must not be negative, got {self.model_retries}"
-            )
-        choices = {
-            "selection_strategy": ("auto", "none", "keyword", "embeddings", "hybrid"),
-            "structured_output": ("json_schema", "function_calling", "json_mode", "prompt"),
-            "tavily_search_depth": ("basic", "advanced"),
-            "tavily_topic": ("general", "news", "finance"),
-            "tavily_time_range": ("", "day", "week", "month", "year"),
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise ConfigurationError(
-                    f"{name} must be one of {', '.join(repr(a) for a in allowed)}, "
-                    f"got {getattr(self, name)!r}"
-                )
-        for name in (
-            "max_rounds",
-            "min_independent_sources",
-            "fetch_retries",
-            "max_pages",
-            "page_cache_days",
-            "run_deadline",
-            "writer_context_tokens",
-            "prompt_reserve_tokens",
-            "answer_reserve_tokens",
-        ):
-            if getattr(self, name) < 0:
-                raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if isinstance(value, os.PathLike) and knob_types()[spec.name] is str:
+                value = os.fspath(value)  # corpus=Path(...) from Python: a path is a string
+                setattr(self, spec.name, value)
+            check_knob(spec, value)
         if self.writer_context_tokens and self.evidence_budget < 1:
             raise ConfigurationError(
                 f"writer_context_tokens ({self.writer_context_tokens}) leaves no room for "
@@ -310,8 +337,52 @@ class Context:
         return replace(cls(), **{k: v for k, v in values.items() if v is not None})
 
 
+@functools.cache
+def knob_types() -> dict[str, Any]:
+    """Each `Context` field's declared type (model names are plain `str` here)."""
+    return get_type_hints(Context)
+
+
+_KINDS: dict[Any, tuple[str, Callable[[Any], bool]]] = {
+    bool: ("true or false", lambda v: isinstance(v, bool)),
+    int: ("a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    float: ("a number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    str: ("a string", lambda v: isinstance(v, str)),
+    list[str]: (
+        "a list of strings",
+        lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
+    ),
+}
+
+
+def check_knob(spec: Field[Any], value: Any) -> None:
+    """Raise a one-line `ConfigurationError` unless `value` fits the field's declared type,
+    choices and bounds."""
+    declared = knob_types()[spec.name]
+    if get_origin(declared) is Literal:
+        allowed = get_args(declared)
+        if value not in allowed:
+            raise ConfigurationError(
+                f"{spec.name} must be one of {', '.join(repr(a) for a in allowed)}, got {value!r}"
+            )
+        return
+    kind, fits = _KINDS[declared]
+    if not fits(value):
+        raise ConfigurationError(f"{spec.name} must be {kind}, got {value!r}")
+    ge, gt = spec.metadata.get("ge"), spec.metadata.get("gt")
+    if ge is not None and value < ge:
+        bound = "not be negative" if ge == 0 else f"be at least {ge}"
+        raise ConfigurationError(f"{spec.name} must {bound}, got {value}")
+    if gt is not None and value <= gt:
+        bound = "be positive" if gt == 0 else f"be more than {gt}"
+        raise ConfigurationError(f"{spec.name} must {bound}, got {value}")
+
+
 def get_context(runtime: Runtime[Context] | None) -> Context:
-    """The run's context; the defaults when the caller passed none."""
+    """The run's knobs. A graph built with `resources.RunGraph` hands each invocation a
+    `Context` of its own, whatever the caller gave; a node called outside such a graph
+    may find None (the defaults) or a dict of fields. The run's resources are not
+    reached from here but with `resources.resources_of`."""
     if runtime is None or runtime.context is None:
         return Context()
     context = runtime.context

@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
 from grounded_research.state import Evidence, Source, SubQuestion, Usage, searched_key
@@ -34,6 +35,30 @@ class Gathered:
             "warnings": self.warnings,
             "usage": Usage(search_calls=self.search_calls, fetches=self.fetches),
         }
+
+
+def summary(update: dict[str, Any]) -> str:
+    """Progress: what a gathering node found."""
+    sources = update.get("sources", {}).values()
+    unusable = sum(1 for s in sources if s.status in ("failed", "blocked"))
+    text = f"{len(update.get('evidence', {}))} passages from {len(sources) - unusable} sources"
+    return text + (f", {unusable} unusable" if unusable else "")
+
+
+def sources_fetched(node: str, update: dict[str, Any]) -> list[dict[str, Any]]:
+    """Progress: the sources a gathering node fetched."""
+    if "sources" not in update:
+        return []
+    sources = list(update["sources"].values())
+    return [
+        {
+            "event": "sources_fetched",
+            "node": node,
+            "fetched": sum(1 for s in sources if s.status == "fetched"),
+            "unusable": sum(1 for s in sources if s.status in ("failed", "blocked")),
+            "locations": [s.location for s in sources][:50],
+        }
+    ]
 
 
 def source_id(origin: str, location: str) -> str:

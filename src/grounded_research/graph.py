@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.types import Send
 
 from grounded_research.configuration import Context
@@ -18,6 +18,7 @@ from grounded_research.nodes.select_context import select_context
 from grounded_research.nodes.verify_citations import verify_citations
 from grounded_research.nodes.write_report import write_report
 from grounded_research.progress import step
+from grounded_research.resources import RunGraph
 from grounded_research.state import InputState, OutputState, ResearchTask, State, searched_key
 
 
@@ -37,7 +38,8 @@ def research_gaps_or_write(state: State) -> list[Send] | Literal["write_report"]
     return [Send("research", task) for task in state.follow_ups] or "write_report"
 
 
-builder = StateGraph(
+# Every invocation of what it compiles to gets a run of its own (`resources.py`).
+builder = RunGraph(
     State, input_schema=InputState, output_schema=OutputState, context_schema=Context
 )
 builder.add_node(step(initial_search))

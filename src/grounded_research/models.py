@@ -12,7 +12,13 @@ retries timeouts and rate limits with backoff, counts calls and tokens, and rais
 extractive behaviour and records a warning.
 
 `use_chat_model(...)` hands the graph a chat model object directly (tests, Python callers
-that already hold one) without putting it in `Context`, which stays plain data.
+that already hold one) without putting it in `Context`, which stays plain data. It is a
+`ContextVar`, and not run state hidden in the process: each task of a graph run starts
+from a copy of the context the run was started in, so every node and branch of that
+run sees the caller's choice and runs started outside the block do not; and it holds
+only the caller's model objects, nothing a run changes. Models named in `Context` hold
+no run state either (what a node spends is counted by its own `NodeModel`), so each
+node starts its own and the run keeps none (`resources.py`).
 """
 
 from __future__ import annotations

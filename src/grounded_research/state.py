@@ -29,7 +29,6 @@ GapKind = Literal[
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
 Tier = Literal["full", "key_sentences", "listed"]
-CONFLICT_KINDS: frozenset[GapKind] = frozenset({"conflict", "status_conflict"})
 WHOLE_QUESTION_ID = "q0"  # the sub-question that is the question as asked
 T = TypeVar("T")
 
@@ -153,6 +152,11 @@ class Claim(BaseModel):
     evidence_ids: list[str] = Field(default_factory=list)
     verdict: Verdict
     note: str = ""
+    verbatim: bool = Field(
+        default=False,
+        description="Word for word in a passage it cites (and every reference it cites "
+        "exists): the verifier asks no model about it.",
+    )
 
 
 class LLMUsage(BaseModel):

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from grounded_research.selection.chunking import chunk_text, paragraphs, sentences
+from grounded_research.text.chunking import chunk_text, paragraphs, sentences
 
 TEXT = """# Aurora A1 (v2.1)
 

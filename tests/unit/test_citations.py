@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from grounded_research.citations import (
+from grounded_research.report.citations import (
     UNSUPPORTED_FLAG,
     citation_valid,
     judge,
@@ -61,7 +61,7 @@ def test_citation_validity_needs_every_number_and_name() -> None:
 
 
 def test_notes_about_the_report_are_not_claims() -> None:
-    from grounded_research.citations import note
+    from grounded_research.report.citations import note
 
     line = note("No passage answers this directly.")
     report = f"# Q\n\n## Part\n\n{line}\n- “A claim about the world.” [1]\n"

@@ -32,7 +32,7 @@ from grounded_research.evaluation.metrics import (
     shortfalls,
     stage_texts,
 )
-from grounded_research.nodes.verify_citations import FLAG
+from grounded_research.report.citations import UNSUPPORTED_FLAG as FLAG
 from grounded_research.state import Claim, Evidence, Gap, GapKind, Reference, Selection, Source
 
 

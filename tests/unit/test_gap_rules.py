@@ -8,7 +8,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
-from grounded_research.nodes.check_gaps import check_gaps, next_research
+from grounded_research.gaps.check import next_research
+from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"

@@ -16,11 +16,12 @@ from pydantic import Field
 
 from grounded_research import models
 from grounded_research.configuration import Context
+from grounded_research.gaps.judgement import with_judgement
 from grounded_research.graph import graph
 from grounded_research.models import use_chat_model
-from grounded_research.nodes.check_gaps import with_judgement
-from grounded_research.nodes.write_report import Citations, cite_evidence, own_body
 from grounded_research.prompts import DATA_RULE, GapJudgement, Section, writer_messages
+from grounded_research.report.body import cite_evidence, own_body
+from grounded_research.report.citations import Citations
 from grounded_research.state import (
     Evidence,
     Gap,

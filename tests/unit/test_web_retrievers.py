@@ -8,20 +8,16 @@ import time
 from pathlib import Path
 
 import pytest
+from langgraph.runtime import Runtime
 
 from grounded_research.cli import with_urls
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError, InputError
 from grounded_research.gathering import gather
+from grounded_research.resources import RunContext, RunResources, resources_of
 from grounded_research.retrieval.base import SearchHit, SourceProblem
 from grounded_research.retrieval.passages import rank_passages
-from grounded_research.retrieval.registry import build_retrievers
-from grounded_research.retrieval.session import (
-    DeadlineReached,
-    RunSession,
-    SearchTimedOut,
-    run_session,
-)
+from grounded_research.retrieval.session import DeadlineReached, RunSession, SearchTimedOut
 from grounded_research.retrieval.urls import read_url_list
 from grounded_research.retrieval.web import WebPage
 from grounded_research.state import SubQuestion
@@ -61,9 +57,9 @@ def test_auto_picks_retrievers_from_what_the_run_was_given(
 async def test_web_retrievers_say_what_they_are_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TAVILY_API_KEY", raising=False)
     with pytest.raises(ConfigurationError, match="TAVILY_API_KEY"):
-        build_retrievers(Context(retrievers="tavily"))
+        RunResources(Context(retrievers="tavily")).retrievers()
     with pytest.raises(ConfigurationError, match="--urls"):
-        build_retrievers(Context(retrievers="urls"))
+        RunResources(Context(retrievers="urls")).retrievers()
     with pytest.raises(ConfigurationError, match="tavily_topic"):
         Context(tavily_topic="sports")
 
@@ -122,10 +118,11 @@ async def test_search_timeout_and_run_deadline() -> None:
 
 async def test_a_run_shares_one_session_until_a_fresh_start() -> None:
     context = Context()
-    first = run_session(context, fresh=True)
-    assert run_session(context) is first
-    assert run_session(Context()) is not first
-    assert run_session(context, fresh=True) is not first
+    run = RunContext.start(context)
+    first = resources_of(Runtime(context=run)).session
+    assert resources_of(Runtime(context=run)).session is first
+    assert RunContext.start(Context()).resources.session is not first
+    assert RunContext.start(context).resources.session is not first
 
 
 class Fetching:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grounded_research import cli_options as options
-from grounded_research.cli import check_corpus, context_from_options
+from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
@@ -39,9 +38,9 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
 @app.command(help="Run every question of DATASET through the graph and measure each stage.")
+@with_knobs("eval")
 def run_eval(
     dataset: Annotated[Path, typer.Argument(help="JSONL questions (ours or HotpotQA's).")],
-    corpus: options.Corpus = "",
     limit: Annotated[int | None, typer.Option(help="Only the first N questions.", min=1)] = None,
     out: Annotated[Path | None, typer.Option(help="Write the full results (JSON) here.")] = None,
     concurrency: Annotated[int, typer.Option(help="Questions run at once.", min=1)] = 4,
@@ -53,37 +52,13 @@ def run_eval(
             f"repeatable. METRIC: {', '.join(METRIC_NAMES)}.",
         ),
     ] = None,
-    max_rounds: options.MaxRounds = None,
-    max_sub_questions: options.MaxSubQuestions = None,
-    results_per_query: options.ResultsPerQuery = None,
-    token_budget: options.TokenBudget = None,
-    min_sources: options.MinSources = None,
-    retriever: options.Retriever = None,
-    model: options.Model = None,
-    base_url: options.BaseUrl = None,
-    structured_output: options.StructuredOutput = None,
-    selection: options.Selection = None,
-    embeddings: options.Embeddings = None,
-    cache_dir: options.CacheDir = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    *,
+    knobs: dict[str, Any],
 ) -> None:
     try:
         thresholds = [parse_threshold(text) for text in minimum or []]
-        context = context_from_options(
-            corpus=corpus or None,
-            max_rounds=max_rounds,
-            max_sub_questions=max_sub_questions,
-            results_per_query=results_per_query,
-            token_budget=token_budget,
-            min_independent_sources=min_sources,
-            retrievers=retriever,
-            model=model,
-            base_url=base_url,
-            structured_output=structured_output,
-            cache_dir=cache_dir,
-            selection_strategy=selection,
-            embeddings=embeddings,
-        )
+        context = context_from_options(**knobs)
         check_corpus(context)
         if out is not None and not out.parent.is_dir():
             raise InputError(f"--out: folder not found: {out.parent}")

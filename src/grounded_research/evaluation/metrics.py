@@ -15,11 +15,12 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from grounded_research.api import ResearchResult
-from grounded_research.citations import citation_valid, normalize, split_claims
 from grounded_research.errors import InputError
 from grounded_research.evaluation.dataset import EvalQuestion
-from grounded_research.nodes.verify_citations import FLAG
+from grounded_research.gaps.kinds import ABSTAINING_KINDS
+from grounded_research.report.citations import citation_valid, split_claims
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
+from grounded_research.text.normalize import normalize
 
 Stage = Literal["retrieved", "selected", "report"]
 STAGES: tuple[Stage, ...] = ("retrieved", "selected", "report")
@@ -31,8 +32,6 @@ METRIC_NAMES = (
     "claim_coverage",
     "unanswerable_handled",
 )
-ABSTAINING_GAPS = frozenset({"no_evidence", "few_sources", "facet"})
-_FLAG = re.compile(r"\s*" + re.escape(FLAG) + r"\s*\(\w+\)")
 _ASCII_WORD_END = re.compile(r"[a-z0-9]")
 
 
@@ -123,7 +122,7 @@ def stage_texts(result: ResearchResult) -> StageTexts:
     return StageTexts(
         retrieved=[e.text for e in result.evidence.values()],
         selected=[e.text for e in result.selected_evidence()],
-        report=[claim.text for claim in split_claims(unflagged(result.report))],
+        report=[claim.text for claim in split_claims(result.report)],
     )
 
 
@@ -183,7 +182,7 @@ def check_citations(result: ResearchResult) -> CitationCheck:
         return CitationCheck()
     by_number = {r.number: result.evidence.get(r.evidence_id) for r in result.references}
     check = CitationCheck()
-    for claim in split_claims(unflagged(result.report)):
+    for claim in split_claims(result.report):
         valid = 0
         for number in claim.citations:
             evidence = by_number.get(number)
@@ -206,7 +205,7 @@ def abstained(result: ResearchResult) -> bool:
     """The run said it could not answer: no sources, or the whole question left open
     (a gap other than a conflict: a conflict means the corpus answers twice)."""
     return result.status == "no_sources" or any(
-        gap.sub_question_id == WHOLE_QUESTION_ID and gap.kind in ABSTAINING_GAPS
+        gap.sub_question_id == WHOLE_QUESTION_ID and gap.kind in ABSTAINING_KINDS
         for gap in result.unresolved
     )
 
@@ -222,12 +221,6 @@ def cost_of(result: ResearchResult, seconds: float) -> Cost:
         search_calls=usage.search_calls,
         fetches=usage.fetches,
     )
-
-
-def unflagged(report: str) -> str:
-    """The report as written, before the verifier appended its flags: a flag after the
-    citation marker would otherwise be read as a claim of its own."""
-    return _FLAG.sub("", report)
 
 
 # -- aggregation -----------------------------------------------------------------------

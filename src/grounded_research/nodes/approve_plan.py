@@ -14,10 +14,17 @@ from langgraph.types import Overwrite, interrupt
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
-from grounded_research.nodes.planner import facets_of
+from grounded_research.progress import reports
 from grounded_research.state import State, SubQuestion
+from grounded_research.text.facets import facets_of
 
 
+def summary(update: dict[str, Any]) -> str:
+    edited = update.get("sub_questions")
+    return f"{len(edited)} sub-questions" if edited else "plan accepted"
+
+
+@reports(summary)
 async def approve_plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if not get_context(runtime).approve_plan:
         return {}

@@ -17,67 +17,18 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
-from grounded_research.facts import named_terms
 from grounded_research.models import ModelFailure, NodeModel, node_model
+from grounded_research.progress import reports
 from grounded_research.prompts import Found, Plan, planner_messages
-from grounded_research.selection.tokenize import content_words
 from grounded_research.state import State, SubQuestion, Usage
+from grounded_research.text.facets import facets_of
+from grounded_research.text.facts import named_terms
+from grounded_research.text.tokenize import content_words
 
 PLANNER_RESULTS = 8
 SNIPPET_CHARS = 400
 QUERIES_PER_SUB_QUESTION = 3
 
-QUESTION_WORDS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "does",
-        "do",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "much",
-        "many",
-        "kind",
-        "type",
-        "achieve",
-        "achieved",
-        "reach",
-        "get",
-        "make",
-        "made",
-        "say",
-        "said",
-        "give",
-        "known",
-        "name",
-        "named",
-        "called",
-        "什么",
-        "哪些",
-        "哪个",
-        "多少",
-        "如何",
-        "怎么",
-        "何时",
-        "为什么",
-        "达到",
-    ]
-)
 _PART_BREAK = re.compile(
     r"\s*(?:[?？;；]+|,?\s+(?:and|as well as|but)\s+(?=(?:what|which|who|when|where|why|how|"
     r"does|do|did|is|are|was|were|can|will)\b)|(?:，|、)?(?:以及|并且|而且|和)(?=[^，。]{4,}))\s*",
@@ -85,6 +36,11 @@ _PART_BREAK = re.compile(
 )
 
 
+def summary(update: dict[str, Any]) -> str:
+    return "; ".join(sq.text for sq in update.get("sub_questions", []))
+
+
+@reports(summary)
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     whole = state.sub_questions[0]
@@ -178,8 +134,3 @@ def question_parts(question: str) -> list[str]:
     parts = [p.strip(" ,，。.") for p in _PART_BREAK.split(question)]
     parts = [p for p in parts if len(content_words(p)) >= 2]
     return parts if len(parts) > 1 else []
-
-
-def facets_of(text: str) -> list[str]:
-    """The terms an answer must touch: the question's content words, minus question words."""
-    return [w for w in content_words(text) if w not in QUESTION_WORDS]

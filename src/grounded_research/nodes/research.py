@@ -9,14 +9,16 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
-from grounded_research.gathering import gather
-from grounded_research.retrieval.registry import build_retrievers
+from grounded_research.gathering import gather, sources_fetched, summary
+from grounded_research.progress import reports
+from grounded_research.resources import resources_of
 from grounded_research.state import ResearchTask
 
 
+@reports(summary, sources_fetched)
 async def research(task: ResearchTask, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
-    retrievers = await asyncio.to_thread(build_retrievers, context)
+    retrievers = await asyncio.to_thread(resources_of(runtime).retrievers)
     gathered = await gather(
         retrievers, task.sub_question, task.queries, context.results_per_query, task.round
     )

@@ -9,7 +9,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
-from grounded_research.progress import summarized
+from grounded_research.progress import reports
+from grounded_research.resources import resources_of
 from grounded_research.selection.select import select
 from grounded_research.state import State, Usage
 
@@ -18,9 +19,11 @@ def summary(update: dict[str, Any]) -> str:
     return f"{sum(s.passages() for s in update.get('selections', []))} passages selected"
 
 
-@summarized(summary)
+@reports(summary)
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    selected = await asyncio.to_thread(select, state, get_context(runtime))  # reads snapshots
+    context = get_context(runtime)
+    run = resources_of(runtime)
+    selected = await asyncio.to_thread(select, state, context, run)  # reads snapshots, embeds
     return {
         "selections": [selected.selection],
         "warnings": [w for w in selected.warnings if w not in state.warnings],

@@ -26,8 +26,8 @@ from grounded_research.errors import CorpusError
 from grounded_research.retrieval.base import SearchHit, SourceProblem
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
 from grounded_research.retrieval.snapshots import SnapshotStore
-from grounded_research.selection.chunking import chunk_text
-from grounded_research.selection.tokenize import tokenize
+from grounded_research.text.chunking import chunk_text
+from grounded_research.text.tokenize import tokenize
 
 INDEX_VERSION = 2
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files

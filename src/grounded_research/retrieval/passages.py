@@ -14,8 +14,8 @@ from functools import lru_cache
 
 from grounded_research.retrieval.base import SearchHit
 from grounded_research.retrieval.web import WebPage
-from grounded_research.selection.chunking import Chunk, chunk_text
-from grounded_research.selection.tokenize import tokenize
+from grounded_research.text.chunking import Chunk, chunk_text
+from grounded_research.text.tokenize import tokenize
 
 K1 = 1.5
 B = 0.75

@@ -1,31 +1,32 @@
-"""Retrievers by name, built from the run's configuration."""
+"""Retrievers by name, built from the run's configuration on the run's shared parts."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError
 from grounded_research.retrieval.base import Retriever
-from grounded_research.retrieval.local import open_corpus
-from grounded_research.retrieval.session import Limited, run_session
+from grounded_research.retrieval.local import LocalCorpus
+from grounded_research.retrieval.session import Limited, RunSession
 
 KNOWN_RETRIEVERS = ("local", "tavily", "urls")
 
 
-def build_retrievers(context: Context, refresh: bool = False) -> list[Retriever]:
-    """`refresh` re-reads changed corpus files and starts the run's shared limits
-    (searches and fetches in flight, deadline, pages); a run asks for it once, at its
-    start. Which retrievers 'auto' means is `Context.retriever_names`' choice."""
+def build_retrievers(
+    context: Context, session: RunSession, corpus: Callable[[], LocalCorpus]
+) -> list[Retriever]:
+    """The retrievers `context` names, searching and fetching within the run's
+    `session`; `corpus` gives the run's opened corpus (asked only when it is used).
+    Which retrievers 'auto' means is `Context.retriever_names`' choice."""
     names = context.retriever_names
     if not names:
         raise ConfigurationError("no retriever configured")
-    session = run_session(context, fresh=refresh)
     retrievers: list[Retriever] = []
     for name in names:
         if name == "local":
-            corpus = open_corpus(context.corpus, context.cache_dir, context.chunk_size, refresh)
-            retrievers.append(Limited(corpus, session))
+            retrievers.append(Limited(corpus(), session))
         elif name == "tavily":
             from grounded_research.retrieval.tavily import TavilyRetriever
 

@@ -1,16 +1,14 @@
 """What all parallel branches of one run share: the limits on searches and fetches in
 flight, the run's deadline, its page budget, and the pages already fetched.
 
-Every node builds its own retrievers, so these live outside them, one per run: a run
-is the `Context` object LangGraph hands to each of its nodes (on the running event
-loop); the first search of a run (`fresh=True`) starts a new one.
+A run makes one `RunSession` when it starts and holds it (`resources.RunResources`);
+its retrievers search and fetch through it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -124,23 +122,3 @@ class Limited:
 def problem_of(page: WebPage) -> SourceProblem:
     status = "blocked" if page.status == "blocked" else "failed"
     return SourceProblem(page.location or page.url, status, page.error, "web")
-
-
-_SESSIONS: dict[int, tuple[asyncio.AbstractEventLoop | None, RunSession]] = {}
-
-
-def run_session(context: Context, fresh: bool = False) -> RunSession:
-    """The session of the run this context belongs to; `fresh` starts a new one."""
-    try:
-        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    key = id(context)
-    known = _SESSIONS.get(key)
-    if known is not None and known[0] is loop and not fresh:
-        return known[1]
-    session = RunSession(context)
-    if known is None:
-        weakref.finalize(context, _SESSIONS.pop, key, None)
-    _SESSIONS[key] = (loop, session)
-    return session

@@ -16,12 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grounded_research.conflicts import find_disagreements, statements
-from grounded_research.facts import is_negated
+from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
-from grounded_research.selection.chunking import sentences
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.wholeness import (
     chunk_position,
     needs_next,
@@ -29,6 +26,9 @@ from grounded_research.selection.wholeness import (
     snapshot_chunks,
 )
 from grounded_research.state import Evidence, Source, Tier
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facts import is_negated
+from grounded_research.text.tokenize import tokenize
 
 FULL_SHARE = 0.7  # of a tight share, what the full tier may take before cutting begins
 LISTED_SHARE = 0.05  # of a tight share, kept for the further sources list

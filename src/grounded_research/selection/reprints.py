@@ -7,24 +7,18 @@ earliest one.
 
 from __future__ import annotations
 
-import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from datasketch import MinHash, MinHashLSH
 
-from grounded_research.selection.tokenize import words
 from grounded_research.state import Source
+from grounded_research.text.dates import date_key
+from grounded_research.text.tokenize import words
 
 THRESHOLD = 0.8
 PERMUTATIONS = 128
-_ISO = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
-    )
-}
-_WRITTEN = re.compile(r"(?:(\d{1,2})\s+)?([A-Za-z]{3})[a-z]*\.?\s+(?:(\d{1,2}),?\s+)?(\d{4})")
 
 
 def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[str, str]:
@@ -49,31 +43,41 @@ def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[
     return originals
 
 
-def date_key(published: str | None) -> str:
-    """A sortable YYYY-MM-DD (parts unknown as 00) from the common ways dates are written."""
-    if not published:
-        return ""
-    iso = _ISO.search(published)
-    if iso:
-        return f"{iso.group(1)}-{iso.group(2)}-{iso.group(3) or '00'}"
-    written = _WRITTEN.search(published)
-    if written and written.group(2).lower()[:3] in _MONTHS:
-        day = written.group(1) or written.group(3) or "0"
-        month = _MONTHS[written.group(2).lower()[:3]]
-        return f"{written.group(4)}-{month:02d}-{int(day):02d}"
-    year = re.search(r"\b(19|20)\d\d\b", published)
-    return f"{year.group(0)}-00-00" if year else ""
+SIGNATURES_KEPT = 4096  # ~3 kB each: what a process keeps at most
 
 
-_SIGNATURES: dict[str, MinHash] = {}
+class _Signatures:
+    """MinHash signatures by snapshot hash, the most recently used kept: a text's
+    signature never changes, so runs may share them, but the process keeps a bounded
+    number (selection runs in worker threads, hence the lock)."""
 
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self._known: OrderedDict[str, MinHash] = OrderedDict()
+        self._lock = threading.Lock()
 
-def _signature(sha256: str, text_of: Callable[[str], str]) -> MinHash:
-    """Signatures are cached by snapshot hash: a text's signature never changes."""
-    if sha256 not in _SIGNATURES:
+    def get(self, sha256: str, text_of: Callable[[str], str]) -> MinHash:
+        with self._lock:
+            known = self._known.get(sha256)
+            if known is not None:
+                self._known.move_to_end(sha256)
+                return known
         tokens = words(text_of(sha256))
         shingles = {" ".join(tokens[i : i + 3]) for i in range(max(1, len(tokens) - 2))}
         signature = MinHash(num_perm=PERMUTATIONS)
         signature.update_batch([s.encode("utf-8") for s in shingles])
-        _SIGNATURES[sha256] = signature
-    return _SIGNATURES[sha256]
+        with self._lock:
+            self._known[sha256] = signature
+            while len(self._known) > self.kept:
+                self._known.popitem(last=False)
+        return signature
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+
+_SIGNATURES = _Signatures(SIGNATURES_KEPT)
+
+
+def _signature(sha256: str, text_of: Callable[[str], str]) -> MinHash:
+    return _SIGNATURES.get(sha256, text_of)

@@ -15,25 +15,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from grounded_research.citations import normalize
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError
+from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
-from grounded_research.selection.embeddings import EmbedderUnavailable, build_embedder
+from grounded_research.selection.embeddings import Embedder, EmbedderUnavailable
 from grounded_research.selection.layers import Assembler, Fitted, Placed
 from grounded_research.selection.reprints import find_reprints
 from grounded_research.selection.strategies import Candidate, Ranker
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
-from grounded_research.state import CONFLICT_KINDS, Evidence, Selection, Source, State, SubQuestion
+from grounded_research.state import Evidence, Selection, Source, State, SubQuestion
+from grounded_research.text.normalize import normalize
+from grounded_research.text.tokenize import tokenize
 
 T = TypeVar("T")
 TextOf = Callable[[str], str]
-LACKING_KINDS = frozenset({"no_evidence", "few_sources", "uncorroborated", "facet", "judged"})
 TIER_ORDER = {"full": 0, "key_sentences": 1, "listed": 2}
 
 
@@ -47,7 +47,7 @@ class Selected:
     warnings: list[str] = field(default_factory=list)
 
 
-def select(state: State, context: Context) -> Selected:
+def select(state: State, context: Context, run: RunTools) -> Selected:
     store = SnapshotStore.in_cache(context.cache_dir)
     text_of = _snapshot_reader(store)
     readable = [s for s in state.sources.values() if s.status == "fetched"]
@@ -58,7 +58,7 @@ def select(state: State, context: Context) -> Selected:
         sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
         for sq in state.sub_questions
     }
-    ranker, warnings = ranker_for(context)
+    ranker, warnings = ranker_for(context, run)
     ranked = rank_all(
         state.sub_questions, owned, state.sources, text_of, ranker, context.chunk_size
     )
@@ -127,13 +127,22 @@ def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict
     return {key: record.id for key, record in owner.items()}
 
 
-def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
-    """The configured strategy, or keyword (with a warning) when its embedder cannot run."""
+class RunTools(Protocol):
+    """What selection uses of the run's resources (`resources.RunResources`)."""
+
+    def embedder(self) -> Embedder | None: ...
+
+    def corpus_index(self) -> Path: ...
+
+
+def ranker_for(context: Context, run: RunTools) -> tuple[Ranker, list[str]]:
+    """The configured strategy, or keyword (with a warning) when the run's embedder
+    cannot run."""
     requested = context.selection_strategy
     if requested in ("none", "keyword"):
         return Ranker(requested), []
     try:
-        embedder = build_embedder(context.embeddings, context.embeddings_base_url)
+        embedder = run.embedder()
     except EmbedderUnavailable as error:
         return Ranker("keyword"), [f"select_context: no embedder ({error}); ranked by keyword"]
     if embedder is None:
@@ -142,7 +151,7 @@ def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
             f"select_context: {requested} needs embeddings, which are off; ranked by keyword"
         ]
     strategy = "hybrid" if requested == "auto" else requested
-    folders = _vector_folders(context)
+    folders = _vector_folders(context, run)
     return Ranker(strategy, embedder, lambda origin: vector_file(folders(origin), embedder)), []
 
 
@@ -299,19 +308,14 @@ def _snapshot_reader(store: SnapshotStore) -> TextOf:
     return text_of
 
 
-def _vector_folders(context: Context) -> Callable[[str], Path]:
-    """Local passages keep their vectors next to the corpus index they come from; web
-    passages in the cache, keyed by their snapshot's hash like the rest."""
+def _vector_folders(context: Context, run: RunTools) -> Callable[[str], Path]:
+    """Local passages keep their vectors next to the run's corpus index; web passages
+    in the cache, keyed by their snapshot's hash like the rest."""
 
     def folder(origin: str) -> Path:
         if origin == "local" and context.corpus:
             try:
-                from grounded_research.retrieval.local import open_corpus
-
-                corpus = open_corpus(
-                    context.corpus, context.cache_dir, context.chunk_size, refresh=False
-                )
-                return corpus.index_dir
+                return run.corpus_index()
             except GroundedResearchError:
                 pass
         return Path(context.cache_dir) / "vectors" / origin

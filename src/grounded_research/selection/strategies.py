@@ -24,8 +24,8 @@ import bm25s
 import numpy as np
 
 from grounded_research.selection.embeddings import Embedder
-from grounded_research.selection.tokenize import tokenize
 from grounded_research.selection.vectors import Key, PassageText, VectorFile
+from grounded_research.text.tokenize import tokenize
 
 RRF_K = 60
 QUERY_CACHE = 4096

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from grounded_research.facts import is_unit
-from grounded_research.selection.chunking import Chunk, chunk_text
+from grounded_research.text.chunking import Chunk, chunk_text
+from grounded_research.text.facts import is_unit
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
 _BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|)")

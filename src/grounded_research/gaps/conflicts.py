@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from itertools import combinations
 
-from grounded_research.facts import is_unit, name_phrases, quantities, statuses, years
-from grounded_research.selection.chunking import sentences
+from grounded_research.gaps.kinds import CONFLICT_KINDS, ConflictKind
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facts import is_unit, name_phrases, quantities, statuses, years
 
 _EVENTS = {
     "start": r"\b(?:start\w*|begin\w*|began|launch\w*|enter\w*|open\w*)\b|开始|投产|启动",
@@ -77,7 +78,7 @@ class Statement:
 
 @dataclass(frozen=True)
 class Disagreement:
-    kind: str  # "conflict" (quantity or year) or "status_conflict"
+    kind: ConflictKind  # "conflict" (quantity or year) or "status_conflict"
     names: str  # the names both sides share, as written
     detail: str  # the unit, "year" or "status"
     sides: list[tuple[Statement, str]]  # statement, the value it gives
@@ -99,7 +100,7 @@ def statements(evidence: list[tuple[str, str, str]]) -> list[Statement]:
 def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     """Pairs that disagree, grouped: pairs of the same kind and detail that share a
     statement are one disagreement with several sides."""
-    groups: list[tuple[str, str, str, list[tuple[Statement, str]]]] = []
+    groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
     analysed = [(s, subjects(s.sentence)) for s in found]
     for (a, names_a), (b, names_b) in combinations(analysed, 2):
         shared = names_a & names_b
@@ -127,13 +128,13 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
         key=lambda d: (-len(d.sides), d.subject),
     )
     kept: list[Disagreement] = []
-    for kind in ("conflict", "status_conflict"):
+    for kind in CONFLICT_KINDS:
         kept.extend([d for d in ranked if d.kind == kind][:MOST_PER_KIND])
     return kept
 
 
-def _disagreements(a: str, b: str) -> list[tuple[str, str, str, str]]:
-    found: list[tuple[str, str, str, str]] = []
+def _disagreements(a: str, b: str) -> list[tuple[ConflictKind, str, str, str]]:
+    found: list[tuple[ConflictKind, str, str, str]] = []
     quantities_b = quantities(b)
     for qa in quantities(a):
         same_unit = [qb for qb in quantities_b if qb.unit == qa.unit]

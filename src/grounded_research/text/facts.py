@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grounded_research.text.tokenize import STOPWORDS
+
 _NUMBER = r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _UNIT = (
     r"(wh/kg|wh/l|kwh|mwh|gwh|twh|wh|kw|mw|gw|w|%|percent|per cent|km|miles|mi|kg|tons|tonnes|"
@@ -135,14 +137,16 @@ def is_negated(sentence: str) -> bool:
 
 
 def named_terms(sentence: str) -> set[str]:
-    """Names and product codes ("Aurora", "A1", "QuantumScape"), not sentence-initial
-    function words, years or units."""
+    """Names and product codes ("Aurora", "A1", "QuantumScape"), not years, units or
+    function words capitalised because they start a sentence or a question ("What",
+    "Which", "Does": a word written in capitals, such as "IT", is still a name)."""
     terms: set[str] = set()
     for match in _NAMED.finditer(sentence):
         for word in match.group(0).split():
             word = word.strip("'’")
             if (
                 word not in _SENTENCE_START_WORDS
+                and not (word.lower() in STOPWORDS and not word.isupper())
                 and not _YEAR.fullmatch(word)
                 and not _UNIT_WORD.fullmatch(word)
             ):

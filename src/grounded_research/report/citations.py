@@ -1,29 +1,37 @@
 """How a report cites, and how its claims are read back: one place for both sides.
 
-A claim is a sentence of the report's body (before Conflicts / Unresolved /
-References); its citations are the `[n]` markers it carries.
+A claim is a sentence of the report's body or of a section that holds claims (see
+`sections`); its citations are the `[n]` markers it carries.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from grounded_research.facts import checkable_content, contains_content
-from grounded_research.selection.chunking import sentences
+from grounded_research.report.sections import AFTER_CLAIMS
 from grounded_research.state import Evidence, Verdict
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facts import checkable_content, contains_content
+from grounded_research.text.normalize import normalize
 
 CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
-NON_CLAIM_SECTIONS = re.compile(
-    r"^#{1,6}\s*(?:unresolved|references|sources|further sources|reprints|"
-    r"未解决|参考|来源|其他来源|转载)",
-    re.I | re.M,
-)
 _NOTE = re.compile(r"^\s*_[^_].*_\s*$")
 _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 UNSUPPORTED_FLAG = "⚠ unsupported by its citations"
 _FLAGGED = re.compile(r"\s*" + re.escape(UNSUPPORTED_FLAG) + r"\s*\(\w+\)")
+
+
+@dataclass
+class Citations:
+    """Evidence ids numbered in the order the report first cites them."""
+
+    numbers: dict[str, int] = field(default_factory=dict)
+
+    def __call__(self, evidence_id: str) -> int:
+        return self.numbers.setdefault(evidence_id, len(self.numbers) + 1)
 
 
 @dataclass(frozen=True)
@@ -41,16 +49,19 @@ def cite(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
-def normalize(text: str) -> str:
-    return " ".join(text.split()).casefold()
+def unflagged(report: str) -> str:
+    """The report as written, before the verifier appended its flags."""
+    return _FLAGGED.sub("", report)
 
 
 def split_claims(report: str) -> list[ReportClaim]:
-    """The sentences of the report's body that state something, with their citations."""
-    cut = NON_CLAIM_SECTIONS.search(report)
+    """The sentences of the report that state something, with their citations: those
+    before the first section that holds no claims, the verifier's flags left out (a flag
+    after the citation marker would otherwise be read as a claim of its own)."""
+    cut = AFTER_CLAIMS.search(report)
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
-    for line in _FLAGGED.sub("", body).splitlines():
+    for line in unflagged(body).splitlines():
         if not line.strip() or line.lstrip().startswith("#") or _NOTE.match(line):
             continue
         for start, end in sentences(line):
@@ -77,18 +88,24 @@ def _unquoted(text: str) -> str:
     return text.strip()
 
 
-def judge(claim_text: str, cited: list[Evidence]) -> tuple[Verdict, str]:
+class Judged(NamedTuple):
+    verdict: Verdict
+    note: str
+    verbatim: bool = False  # the claim stands word for word in a cited passage
+
+
+def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     """Extractive check: verbatim inside a cited passage is supported; its checkable
     content (numbers, names) all inside one is partial; anything else unsupported."""
     if not cited:
-        return "unsupported", "no citation"
+        return Judged("unsupported", "no citation")
     wanted = normalize(claim_text)
     if any(wanted in normalize(e.text) for e in cited):
-        return "supported", "verbatim in cited evidence"
+        return Judged("supported", "verbatim in cited evidence", verbatim=True)
     content = checkable_content(claim_text)
     if content and any(contains_content(e.text, content) for e in cited):
-        return "partial", "numbers and names found in cited evidence, wording differs"
-    return "unsupported", "not found in cited evidence"
+        return Judged("partial", "numbers and names found in cited evidence, wording differs")
+    return Judged("unsupported", "not found in cited evidence")
 
 
 def citation_valid(claim_text: str, evidence: Evidence) -> bool:

@@ -1,0 +1,93 @@
+"""Real documentation corpora from Debian's package archive, shared by the benchmarks.
+
+`apt-get download` + `dpkg -x` of documentation packages (no install), done once into a
+data folder (default benchmarks/.data/, git-ignored). Only files with the wanted suffixes
+are copied into `<data>/<name>/<package>/...`, the tree that gets indexed; the folder is
+renamed into place when complete, so an interrupted fetch never leaves half a corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HTML_SUFFIXES = (".html", ".htm")
+
+
+def _run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, text=True, capture_output=True, **kwargs)
+
+
+def _download(packages: list[str], debs: Path) -> None:
+    if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
+        sys.exit("apt-get and dpkg are needed to fetch the corpus (a Debian-like system)")
+    result = _run(["apt-get", "download", *packages], cwd=debs)
+    if result.returncode != 0:  # package lists missing or stale: update once, retry
+        print("apt-get download failed; running apt-get update once", flush=True)
+        _run(["apt-get", "update"])
+        result = _run(["apt-get", "download", *packages], cwd=debs)
+    if result.returncode != 0:
+        sys.exit(f"apt-get download {' '.join(packages)} failed:\n{result.stderr}")
+
+
+def ensure_corpus(
+    data: Path,
+    packages: tuple[str, ...],
+    name: str = "corpus",
+    suffixes: tuple[str, ...] = HTML_SUFFIXES,
+) -> tuple[Path, dict[str, Any]]:
+    """<data>/<name> with the files of `packages` ending in `suffixes`; downloaded and
+    extracted only once."""
+    corpus = data / name
+    info_path = corpus / ".corpus.json"  # hidden: the indexer skips dot files
+    if info_path.exists():
+        return corpus, json.loads(info_path.read_text())
+    debs = data / "debs"
+    debs.mkdir(parents=True, exist_ok=True)
+    missing = [p for p in packages if not list(debs.glob(f"{p}_*.deb"))]
+    if missing:
+        print(f"downloading {', '.join(missing)} into {debs}", flush=True)
+        _download(missing, debs)
+    staging = data / f"{name}.part"
+    shutil.rmtree(staging, ignore_errors=True)
+    listed: list[dict[str, Any]] = []
+    for package in packages:
+        deb = sorted(debs.glob(f"{package}_*.deb"))[-1]
+        version = _run(["dpkg-deb", "-f", str(deb), "Version"]).stdout.strip()
+        extracted = data / "extract" / package
+        if not extracted.exists():
+            partial = extracted.with_name(package + ".part")
+            shutil.rmtree(partial, ignore_errors=True)
+            partial.mkdir(parents=True)
+            result = _run(["dpkg", "-x", str(deb), str(partial)])
+            if result.returncode != 0:
+                sys.exit(f"dpkg -x {deb} failed:\n{result.stderr}")
+            partial.rename(extracted)
+        files = size = 0
+        for folder, _, names in os.walk(extracted):
+            for file_name in names:
+                source = Path(folder) / file_name
+                if not file_name.lower().endswith(suffixes) or source.is_symlink():
+                    continue
+                target = staging / package / source.relative_to(extracted)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+                files += 1
+                size += source.stat().st_size
+        listed.append(
+            {"package": package, "version": version, "deb": deb.name, "files": files, "bytes": size}
+        )
+    info = {
+        "packages": listed,
+        "files": sum(p["files"] for p in listed),
+        "bytes": sum(p["bytes"] for p in listed),
+    }
+    (staging / ".corpus.json").write_text(json.dumps(info, indent=2))
+    shutil.rmtree(corpus, ignore_errors=True)
+    staging.rename(corpus)
+    return corpus, info

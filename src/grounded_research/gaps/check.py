@@ -1,0 +1,80 @@
+"""The gap check: what is still missing or contradictory, per sub-question, and what to
+search next.
+
+The rules (`rules`) run on every sub-question's selected evidence; with a model, the
+model judges each sub-question too (`judgement`); sources that disagree become conflict
+gaps. Each gap carries follow-up queries aimed at exactly what is missing. When no round
+or no new query is left, the open gaps become `unresolved`: those the report lists.
+"""
+
+from __future__ import annotations
+
+from grounded_research.configuration import Context
+from grounded_research.gaps.judgement import judged_by_model
+from grounded_research.gaps.rules import conflict_gaps, coverage_gaps, uncovered
+from grounded_research.models import NodeModel
+from grounded_research.state import Gap, ResearchTask, State, SubQuestion, searched_key
+from grounded_research.text.facts import named_terms
+
+
+async def find_gaps(state: State, context: Context, llm: NodeModel | None) -> list[Gap]:
+    """This round's gaps: the rules' per sub-question, each adjusted by the model's
+    judgement when there is a model, then the sources that disagree."""
+    per_sub_question = {
+        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context)
+        for sq in state.sub_questions
+    }
+    if llm is not None:
+        per_sub_question = await judged_by_model(llm, state, per_sub_question, context)
+    gaps = [gap for found in per_sub_question.values() for gap in found]
+    gaps.extend(conflict_gaps(state))
+    return gaps
+
+
+def next_research(
+    sub_questions: list[SubQuestion],
+    gaps: list[Gap],
+    searched: list[str],
+    round_number: int,
+    context: Context,
+) -> list[ResearchTask]:
+    """One task per sub-question with open gaps and follow-up queries not yet run."""
+    if round_number >= context.max_rounds:
+        return []
+    done = set(searched)
+    tasks: list[ResearchTask] = []
+    for sub_question in sub_questions:
+        queries: list[str] = []
+        for gap in gaps:
+            if gap.sub_question_id != sub_question.id or gap.round != round_number:
+                continue
+            for query in gap.follow_up_queries:
+                if searched_key(sub_question.id, query) not in done and query not in queries:
+                    queries.append(query)
+        if queries:
+            tasks.append(
+                ResearchTask(sub_question=sub_question, queries=queries, round=round_number + 1)
+            )
+    return tasks
+
+
+def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
+    """What the report lists as unresolved. The loop re-searches a term the best three
+    passages miss; the report calls it open only when no selected passage about the
+    asked subject (one naming it, or naming what the follow-up query named) covers it."""
+    open_gaps: list[Gap] = []
+    for gap in gaps:
+        if gap.kind == "facet":
+            sub_question = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
+            names = named_terms(sub_question.text)
+            about = [
+                e.text
+                for e in state.selected_for(sub_question.id)
+                if not names or (names | named_terms(e.query)) & named_terms(e.text)
+            ]
+            missing = uncovered(sub_question, about)
+            if not missing:
+                continue
+            gap = gap.model_copy(update={"detail": "not covered: " + ", ".join(missing)})
+        open_gaps.append(gap)
+    return open_gaps

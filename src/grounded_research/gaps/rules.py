@@ -1,0 +1,167 @@
+"""The rules, no model: a sub-question with no evidence; with fewer independent sources
+than required; whose terms the best passages do not cover (the usual sign of a second
+hop: the passage that names the bridge entity does not hold the answer); with a figure
+only one source gives; and sources that disagree. Each gap carries follow-up queries
+aimed at exactly what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from grounded_research.configuration import Context
+from grounded_research.gaps.conflicts import Statement, find_disagreements, statements
+from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facets import facets_of
+from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
+from grounded_research.text.tokenize import tokenize
+
+TOP_PASSAGES_FOR_FACETS = 3
+SUPPORTING_SCORE = 0.3
+FIGURE_GAPS_PER_SUB_QUESTION = 2
+
+
+def coverage_gaps(
+    state: State, sub_question: SubQuestion, selected: list[Evidence], context: Context
+) -> list[Gap]:
+    ranked = sorted(selected, key=lambda e: -e.score)
+    facets = sub_question.facets or facets_of(sub_question.text)
+    if not ranked:
+        keywords = " ".join(facets)
+        return [
+            new_gap(
+                state,
+                sub_question,
+                "no_evidence",
+                "no evidence found",
+                [q for q in (keywords, *facets[:2]) if q][: context.follow_up_queries],
+            )
+        ]
+    gaps: list[Gap] = []
+    missing = uncovered(sub_question, [e.text for e in ranked[:TOP_PASSAGES_FOR_FACETS]])
+    supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
+    independent = state.independent_sources(supporting)
+    follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
+    if missing:
+        gaps.append(
+            new_gap(state, sub_question, "facet", "not covered: " + ", ".join(missing), follow_ups)
+        )
+    if len(independent) < context.min_independent_sources:
+        detail = (
+            f"{len(independent)} independent source(s), {context.min_independent_sources} required"
+        )
+        gaps.append(new_gap(state, sub_question, "few_sources", detail, follow_ups))
+    gaps.extend(uncorroborated_figures(state, sub_question, ranked, context))
+    return gaps
+
+
+def uncovered(sub_question: SubQuestion, texts: list[str]) -> list[str]:
+    """The sub-question's facets that none of these texts mentions."""
+    covered = set(tokenize(" ".join(texts)))
+    facets = sub_question.facets or facets_of(sub_question.text)
+    return [f for f in facets if not set(tokenize(f)) <= covered]
+
+
+def uncorroborated_figures(
+    state: State, sub_question: SubQuestion, ranked: list[Evidence], context: Context
+) -> list[Gap]:
+    """A figure about the asked subject that only one independent source in the whole
+    context gives: search for the subject with the figure's unit, where a second source
+    (agreeing or not) is most likely to be phrased differently from the question."""
+    names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
+    if not names or context.min_independent_sources < 2:
+        return []
+    in_context = state.selected_evidence()
+    gaps: list[Gap] = []
+    for unit, subject in figures_about(names, ranked)[:FIGURE_GAPS_PER_SUB_QUESTION]:
+        giving = [
+            e.id
+            for e in in_context
+            if any(q.unit == unit for q in quantities(e.text)) and names & named_terms(e.text)
+        ]
+        found = len(state.independent_sources(giving))
+        if found < context.min_independent_sources:
+            gaps.append(
+                new_gap(
+                    state,
+                    sub_question,
+                    "uncorroborated",
+                    f"{subject} ({unit}): given by {found} independent source(s)",
+                    [f"{subject} {unit}"],
+                )
+            )
+    return gaps
+
+
+def figures_about(names: set[str], ranked: list[Evidence]) -> list[tuple[str, str]]:
+    """(unit, subject as written) of figures in sentences naming the subject, best
+    passages first, each unit once."""
+    figures: dict[str, str] = {}
+    for record in ranked:
+        for start, end in sentences(record.text):
+            sentence = record.text[start:end]
+            shared = names & named_terms(sentence)
+            for quantity in quantities(sentence) if shared else []:
+                figures.setdefault(quantity.unit, names_as_written(shared, sentence))
+    return list(figures.items())
+
+
+def bridge_queries(
+    sub_question: SubQuestion, ranked: list[Evidence], focus: list[str], most: int
+) -> list[str]:
+    """Queries that pair what is still missing with names the best passages introduced:
+    the second hop usually starts from an entity the first hop found."""
+    asked = sub_question.text.lower()
+    names: list[str] = []
+    for record in ranked[:TOP_PASSAGES_FOR_FACETS]:
+        for name in name_phrases(record.text):
+            if name.lower() not in asked and name not in names:
+                names.append(name)
+    focus_text = " ".join(focus[:6])
+    queries = [f"{name} {focus_text}".strip() for name in names[:most]]
+    return queries or [focus_text]
+
+
+def conflict_gaps(state: State) -> list[Gap]:
+    selected: list[tuple[str, str, str]] = []
+    for ids in state.context.values():
+        for evidence_id in ids:
+            record = state.record(evidence_id)
+            independent = next(iter(state.independent_sources([evidence_id])), record.source_id)
+            selected.append((evidence_id, independent, record.text))
+    by_id = {sq.id: sq for sq in state.sub_questions}
+    gaps: list[Gap] = []
+    for disagreement in find_disagreements(statements(selected)):
+        first: Statement = disagreement.sides[0][0]
+        sub_question = by_id[state.record(first.evidence_id).sub_question_id]
+        values = " vs ".join(value for _, value in disagreement.sides)
+        gap = new_gap(
+            state,
+            sub_question,
+            disagreement.kind,
+            f"sources disagree on {disagreement.subject}: {values}",
+            [f"{disagreement.names} {disagreement.detail}", f"{disagreement.names} latest"],
+        )
+        gap.subject = disagreement.subject
+        gap.sides = [
+            ConflictSide(evidence_id=s.evidence_id, value=value, sentence=s.sentence)
+            for s, value in disagreement.sides
+        ]
+        gaps.append(gap)
+    return gaps
+
+
+def new_gap(
+    state: State, sub_question: SubQuestion, kind: GapKind, detail: str, queries: list[str]
+) -> Gap:
+    """A gap of this round, its id stable for the same sub-question, kind and detail."""
+    digest = hashlib.sha1(f"{sub_question.id}|{kind}|{detail}".encode()).hexdigest()[:8]
+    return Gap(
+        id=f"{sub_question.id}:{kind}:{digest}:r{state.round}",
+        sub_question_id=sub_question.id,
+        kind=kind,
+        detail=detail,
+        follow_up_queries=queries,
+        round=state.round,
+    )

@@ -1,0 +1,174 @@
+"""The report's body: a section per sub-question, every statement a cited quote.
+
+Extractive mode quotes the evidence sentences that best answer each sub-question. With a
+model, the model writes the body from the same selected evidence, which it receives
+quoted with short ids (E1, E2, …); the ids it cites become the numbered references, and
+a cited id that does not exist is removed and reported as a warning. A model that fails,
+or cites nothing, gets the extractive body instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from grounded_research.gaps.kinds import CONFLICT_KINDS
+from grounded_research.models import ModelFailure, NodeModel
+from grounded_research.prompts import Found, Section, language_of, writer_messages
+from grounded_research.report.citations import Citations, cite, note
+from grounded_research.report.sections import REPORT_OWN
+from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
+from grounded_research.text.chunking import sentences
+from grounded_research.text.facets import facets_of
+from grounded_research.text.facts import named_terms, quantities, years
+from grounded_research.text.normalize import normalize
+from grounded_research.text.tokenize import has_cjk, tokenize
+
+SENTENCES_PER_SUB_QUESTION = 6
+MIN_RELEVANCE = 0.2
+_ASKS_FOR_NUMBER = re.compile(
+    r"\b(?:when|how (?:much|many|long|far)|what year)\b|多少|何时|哪一年", re.I
+)
+LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
+_CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
+_CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
+
+
+def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citations]:
+    """One section per sub-question quoting the evidence sentences that answer it best."""
+    number = Citations()
+    parts: list[str] = []
+    quoted: set[str] = set()
+    titles = {source.id: source.title for source in state.sources.values()}
+    for sub_question in state.sub_questions:
+        records = state.selected_for(sub_question.id)
+        heading = labels["findings"] if sub_question.id == WHOLE_QUESTION_ID else sub_question.text
+        lines = [
+            f"- “{flat(sentence)}” {cite([number(record.id)])}"
+            for record, sentence in best_sentences(sub_question, records, titles, quoted)
+        ]
+        if sub_question.id != WHOLE_QUESTION_ID or lines:
+            parts.append(
+                f"## {heading}\n\n" + ("\n".join(lines) or note(labels["no_direct"])) + "\n"
+            )
+    return "\n".join(parts), number
+
+
+def best_sentences(
+    sub_question: SubQuestion,
+    records: list[Evidence],
+    titles: dict[str, str],
+    quoted: set[str],
+) -> list[tuple[Evidence, str]]:
+    """The evidence sentences that share most terms with the sub-question; numbers and
+    years count extra when it asks when or how much. When the question, or the follow-up
+    query that found the passage, names something, a sentence must be about it (it, or
+    its source's title, names it too): the second hop of a question is about a name the
+    first hop found, not one the question gave. Each sentence is quoted once."""
+    wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
+    wants_number = bool(_ASKS_FOR_NUMBER.search(sub_question.text))
+    names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
+    scored: list[tuple[float, int, Evidence, str]] = []
+    for order, record in enumerate(records):
+        title_names = named_terms(titles.get(record.source_id, ""))
+        about = names | named_terms(record.query)
+        for start, end in sentences(record.text):
+            sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
+            if len(sentence) < 25 or set(sentence) <= set("|-: ") or normalize(sentence) in quoted:
+                continue
+            if about and not about & (named_terms(sentence) | title_names):
+                continue
+            terms = set(tokenize(sentence))
+            relevance = len(terms & wanted) / max(1, len(wanted))
+            if wants_number and (quantities(sentence) or years(sentence)):
+                relevance += 0.15
+            if relevance >= MIN_RELEVANCE:
+                scored.append((relevance + 0.2 * record.score, order, record, sentence))
+    chosen: list[tuple[Evidence, str]] = []
+    for _, _, record, sentence in sorted(scored, key=lambda s: (-s[0], s[1])):
+        if normalize(sentence) in quoted:
+            continue
+        quoted.add(normalize(sentence))
+        chosen.append((record, sentence))
+        if len(chosen) == SENTENCES_PER_SUB_QUESTION:
+            break
+    return chosen
+
+
+async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, list[str]]:
+    """The model's body with its evidence ids turned into numbered citations."""
+    aliases: dict[str, str] = {}
+    sections: list[Section] = []
+    for sub_question in state.sub_questions:
+        shown = []
+        for record in state.selected_for(sub_question.id):
+            if record.id not in aliases.values():
+                aliases[f"E{len(aliases) + 1}"] = record.id
+                shown.append(_found(state, record, f"E{len(aliases)}"))
+        sections.append(Section(heading=sub_question.text, evidence=shown))
+    alias_of = {evidence_id: alias for alias, evidence_id in aliases.items()}
+    conflicts = [
+        f"{gap.subject}: "
+        + " vs ".join(f"{side.value} [{alias_of[side.evidence_id]}]" for side in gap.sides)
+        for gap in state.open_gaps()
+        if gap.kind in CONFLICT_KINDS and all(side.evidence_id in alias_of for side in gap.sides)
+    ]
+    unresolved = [gap.detail for gap in state.unresolved if gap.kind not in CONFLICT_KINDS]
+    language = language_of(state.question, chinese=has_cjk(state.question))
+    text = await llm.text(
+        writer_messages(state.question, language, sections, conflicts, unresolved)
+    )
+    number = Citations()
+    body, problems = cite_evidence(own_body(text), aliases, number)
+    if not number.numbers:
+        raise ModelFailure("the report it wrote cites no evidence")
+    return body, number, [f"write_report: {problem}" for problem in problems]
+
+
+def own_body(text: str) -> str:
+    """The model's text without a title of its own or sections the report adds itself."""
+    lines = text.strip().splitlines()
+    while lines and (not lines[0].strip() or re.match(r"^#\s", lines[0])):
+        lines.pop(0)
+    body = "\n".join(lines)
+    cut = REPORT_OWN.search(body)
+    return (body[: cut.start()] if cut else body).strip() + "\n"
+
+
+def cite_evidence(text: str, aliases: dict[str, str], number: Citations) -> tuple[str, list[str]]:
+    """Replace `[E3]` (or a real evidence id) with `[n]`; ids that name no evidence the
+    writer was given are removed, each with a problem saying so."""
+    known = set(aliases.values())
+    problems: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        tokens = [t for t in re.split(r"[\s,;，；、]+", match.group(1)) if t]
+        if not tokens or not all(_CITATION_TOKEN.fullmatch(t) for t in tokens):
+            return match.group(0)  # brackets that are not a citation
+        numbers: list[int] = []
+        for token in tokens:
+            evidence_id = aliases.get(token.upper()) or (token if token in known else None)
+            if evidence_id is None:
+                problems.append(f"removed citation [{token}]: no such evidence was given")
+            elif number(evidence_id) not in numbers:
+                numbers.append(number(evidence_id))
+        return " " + cite(numbers) if numbers else ""
+
+    cited = _CITATION_GROUP.sub(replace, text)
+    cited = re.sub(r"\(\s*((?:\[\d+\]\s*)+)\)", lambda m: m.group(1).strip(), cited)
+    cited = re.sub(r"[ \t]+([.,;:!?。，；：])", r"\1", cited)
+    return cited, problems
+
+
+def _found(state: State, record: Evidence, alias: str) -> Found:
+    source = state.sources.get(record.source_id)
+    return Found(
+        id=alias,
+        title=source.title if source else "",
+        location=source.location if source else "",
+        text=record.text,
+        published=(source.published or "") if source else "",
+    )
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())

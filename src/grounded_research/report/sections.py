@@ -1,0 +1,99 @@
+"""The report's sections after its body, in the order the report writes them: one table
+that the writer renders from and the readers of a report parse by.
+
+A report is `# question`, the body (a section per sub-question, "Findings" for the whole
+question), then the sections below. Sections that hold claims are read back by the
+verifier and the evaluation; the body's claims end at the first section that holds none.
+A model writing the body may add sections of its own under these names (or the others a
+writer might give them): the writer cuts them off, since the report adds its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from grounded_research.text.tokenize import has_cjk
+
+Language = Literal["en", "zh"]
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    headings: dict[Language, str]
+    holds_claims: bool
+    also: tuple[str, ...] = field(default=())  # other headings a writer may give it
+
+
+SECTIONS = (
+    Section("conflicts", {"en": "Conflicts", "zh": "冲突"}, holds_claims=True, also=("conflict",)),
+    Section(
+        "unresolved",
+        {"en": "Unresolved", "zh": "未解决"},
+        holds_claims=False,
+        also=("unresolved questions", "open questions", "未解决的问题"),
+    ),
+    Section("reprints", {"en": "Reprints", "zh": "转载"}, holds_claims=False),
+    Section("further_sources", {"en": "Further sources", "zh": "其他来源"}, holds_claims=False),
+    Section(
+        "references",
+        {"en": "References", "zh": "参考来源"},
+        holds_claims=False,
+        also=("sources", "参考", "参考文献", "来源"),
+    ),
+)
+_BY_KEY = {section.key: section for section in SECTIONS}
+_UNRESOLVED = _BY_KEY["unresolved"].headings
+
+# The report's other fixed words.
+LABELS: dict[Language, dict[str, str]] = {
+    "en": {
+        "findings": "Findings",
+        "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
+        "vs": "vs",
+        "latest": "most recent source",
+        "reprint_of": "reprints",
+        "further_sources_note": "Found for this question but left out of the evidence by the "
+        "token budget; nothing above quotes them.",
+        "no_sources": "No sources found. The searched sources hold nothing that matches "
+        "this question, so there is no report: nothing here is invented.",
+    },
+    "zh": {
+        "findings": "结论",
+        "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
+        "vs": "对比",
+        "latest": "最新来源",
+        "reprint_of": "转载自",
+        "further_sources_note": "与本问题相关，但因篇幅预算未纳入证据；上文未引用。",
+        "no_sources": "未找到任何来源。检索到的资料中没有与此问题相关的内容，"
+        "因此不生成报告，也不编造任何内容。",
+    },
+}
+
+
+def language(question: str) -> Language:
+    """The report is written in Chinese for a question with Chinese characters."""
+    return "zh" if has_cjk(question) else "en"
+
+
+def heading(key: str, lang: Language) -> str:
+    """The section's heading line."""
+    return f"## {_BY_KEY[key].headings[lang]}"
+
+
+def _names(sections: list[Section]) -> str:
+    names = [name for s in sections for name in (*s.headings.values(), *s.also)]
+    return "|".join(re.escape(name.lower()) for name in sorted(names, key=len, reverse=True))
+
+
+# Where a report's claims end: the first heading that starts with a section of no claims.
+AFTER_CLAIMS = re.compile(
+    r"^#{1,6}\s*(?:" + _names([s for s in SECTIONS if not s.holds_claims]) + ")",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A heading a model wrote for a section the report adds itself.
+REPORT_OWN = re.compile(
+    r"^#{1,6}\s*(?:" + _names(list(SECTIONS)) + r")\s*:?\s*$", re.IGNORECASE | re.MULTILINE
+)

@@ -1,0 +1,172 @@
+"""Write the report from the selected evidence only, every statement a cited quote.
+
+The body (`body`) answers each sub-question; then come the sections the report always
+writes itself, in the order of `sections.SECTIONS`: disagreeing sources side by side
+under Conflicts, what stays open under Unresolved, Reprints, Further sources (listed by
+title only) and the numbered References. With no evidence at all there is no report:
+the result says so, and lists what stays open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from grounded_research.gaps.kinds import CONFLICT_KINDS
+from grounded_research.models import ModelFailure, NodeModel
+from grounded_research.report.body import LINE_MARKER, body_by_model, extractive_body, flat
+from grounded_research.report.citations import Citations, cite
+from grounded_research.report.sections import LABELS, Language, heading, language
+from grounded_research.state import Gap, Reference, Source, State
+from grounded_research.text.dates import date_key
+
+
+def no_sources_report(state: State) -> str:
+    lang = language(state.question)
+    report = f"# {state.question}\n\n{LABELS[lang]['no_sources']}\n"
+    return report + unresolved_section(state, state.unresolved, lang)
+
+
+async def write(state: State, llm: NodeModel | None) -> tuple[str, list[Reference], list[str]]:
+    """The report, its references and the warnings of writing it: the model's body
+    when there is a model and it cites the evidence, the extractive body otherwise."""
+    lang = language(state.question)
+    written: tuple[str, Citations] | None = None
+    warnings: list[str] = []
+    if llm is not None:
+        try:
+            body, number, warnings = await body_by_model(llm, state)
+            written = (body, number)
+        except ModelFailure as failure:
+            warnings = llm.fell_back(failure, "wrote the extractive report instead")
+    body, number = written or extractive_body(state, LABELS[lang])
+
+    parts = [f"# {state.question}\n", body]
+    parts.append(conflicts_section(state, number, lang))
+    parts.append(unresolved_section(state, state.unresolved, lang))
+    parts.append(reprints_section(state, lang))
+    references = make_references(state, number)
+    parts.append(further_sources_section(state, references))
+    parts.append(references_section(references, lang))
+    return "\n".join(p for p in parts if p).rstrip() + "\n", references, warnings
+
+
+def conflicts_section(state: State, number: Citations, lang: Language) -> str:
+    """Each disagreement of the last gap check: the values side by side, dated, each
+    side quoted; the most recent source named when one is."""
+    labels = LABELS[lang]
+    conflicts = [g for g in state.open_gaps() if g.kind in CONFLICT_KINDS]
+    if not conflicts:
+        return ""
+    blocks = []
+    for gap in conflicts:
+        dated = []
+        for side in gap.sides:
+            record = state.record(side.evidence_id)
+            when = date_key(state.sources[record.source_id].published)
+            dated.append((when, side, number(side.evidence_id)))
+        by_value: dict[str, list[tuple[str, int]]] = {}
+        for when, side, n in dated:
+            by_value.setdefault(side.value, []).append((when, n))
+        summary = f" {labels['vs']} ".join(
+            f"{value} {cite([n for _, n in cited])}"
+            + (
+                f" ({max(w for w, _ in cited).replace('-00', '')})"
+                if any(w for w, _ in cited)
+                else ""
+            )
+            for value, cited in by_value.items()
+        )
+        latest = max(dated, key=lambda d: d[0])
+        if latest[0] and sum(1 for d in dated if d[0] == latest[0]) == 1:
+            summary += f"; {labels['latest']}: {cite([latest[2]])}"
+        quotes = "\n".join(
+            f"- “{flat(LINE_MARKER.sub('', side.sentence))}” {cite([n])}" for _, side, n in dated
+        )
+        blocks.append(f"### {gap.subject}: {summary}\n\n{quotes}\n")
+    return f"{heading('conflicts', lang)}\n\n" + "\n".join(blocks)
+
+
+def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
+    """What stays open: missing evidence per sub-question, then the disagreements."""
+    if not gaps:
+        return ""
+    texts = {sq.id: sq.text for sq in state.sub_questions}
+    lines = [
+        f"- {texts.get(gap.sub_question_id, state.question)}: {gap.detail}"
+        for gap in gaps
+        if gap.kind not in CONFLICT_KINDS
+    ]
+    lines += [f"- {gap.detail}" for gap in gaps if gap.kind in CONFLICT_KINDS]
+    return f"{heading('unresolved', lang)}\n\n" + "\n".join(lines) + "\n"
+
+
+def reprints_section(state: State, lang: Language) -> str:
+    """Sources counted as copies of another, each with the one it copies."""
+    reprint_of = LABELS[lang]["reprint_of"]
+    sources = state.sources
+    lines = [
+        f"- {sources[copy].location} {reprint_of} {sources[original].location}"
+        for copy, original in state.selection.reprints.items()
+        if copy in sources and original in sources
+    ]
+    return f"{heading('reprints', lang)}\n\n" + "\n".join(sorted(lines)) + "\n" if lines else ""
+
+
+def further_sources_section(state: State, references: Iterable[Reference] = ()) -> str:
+    """What the selection listed by title and location only (the token budget was
+    tight), so a reader knows where else to look; a source the report cites is left out."""
+    cited = {reference.source_id for reference in references}
+    sources = [s for s in listed_sources(state) if s.id not in cited]
+    if not sources:
+        return ""
+    lang = language(state.question)
+    lines = [f"- {listed_line(source)}" for source in sources]
+    note = LABELS[lang]["further_sources_note"]
+    return f"{heading('further_sources', lang)}\n\n{note}\n\n" + "\n".join(lines) + "\n"
+
+
+def listed_sources(state: State) -> list[Source]:
+    """Sources of the listed evidence, each once, in selection order."""
+    seen: dict[str, Source] = {}
+    for ids in state.further_sources.values():
+        for evidence_id in ids:
+            source = state.sources.get(state.record(evidence_id).source_id)
+            if source is not None:
+                seen.setdefault(source.id, source)
+    return list(seen.values())
+
+
+def listed_line(source: Source) -> str:
+    """Title and location, as the writer's context shows a listed source."""
+    title = " ".join(source.title.split()) or source.location
+    where = source.location if source.location != title else ""
+    return f"{title} — {where} ({source.origin})" if where else f"{title} ({source.origin})"
+
+
+def make_references(state: State, number: Citations) -> list[Reference]:
+    """The cited evidence in citation order, each with its source and span."""
+    references = []
+    for evidence_id, n in sorted(number.numbers.items(), key=lambda item: item[1]):
+        record = state.record(evidence_id)
+        source = state.sources[record.source_id]
+        references.append(
+            Reference(
+                number=n,
+                evidence_id=evidence_id,
+                source_id=source.id,
+                location=source.location,
+                title=source.title,
+                origin=source.origin,
+                start=record.start,
+                end=record.end,
+            )
+        )
+    return references
+
+
+def references_section(references: list[Reference], lang: Language) -> str:
+    lines = [
+        f"[{r.number}] {r.location} — {r.title} ({r.origin}, chars {r.start}–{r.end})"
+        for r in references
+    ]
+    return f"{heading('references', lang)}\n\n" + "\n".join(lines) + "\n"

@@ -1,0 +1,51 @@
+"""A question that starts with a capitalised question word ("What", "Which", "Does")
+behaves like its lowercase form: those words are not names the answer must contain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grounded_research.api import research
+from grounded_research.text.facts import named_terms
+from tests.conftest import write
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What energy density do solid-state cells reach?",
+        "Which came first, Python 3.11 or PostgreSQL 15?",
+        "How does Git store objects?",
+        "Does Norvik Cells make sodium-ion cells?",
+        "Is the N2 cell made in Oslo?",
+    ],
+)
+def test_question_words_are_not_names(question: str) -> None:
+    lowered = question[0].lower() + question[1:]
+
+    assert named_terms(question) == named_terms(lowered)
+
+
+def test_words_written_in_capitals_stay_names() -> None:
+    assert named_terms("Is IT in charge of the US office?") == {"it", "us"}
+
+
+def test_a_capitalised_question_gets_the_findings_of_its_lowercase_form(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    write(root, "a.md", "# Cells\n\nSolid-state cells reach an energy density of 400 Wh/kg.\n")
+    write(root, "b.md", "# Sodium\n\nSodium-ion cells are cheaper than lithium-ion cells.\n")
+    options = {
+        "corpus": str(root),
+        "cache_dir": str(tmp_path / "cache"),
+        "selection_strategy": "keyword",
+        "max_rounds": 0,
+        "checkpointer": "none",
+    }
+
+    upper = research("What energy density do solid-state cells reach?", **options)
+    lower = research("what energy density do solid-state cells reach?", **options)
+
+    assert "400 Wh/kg" in upper.report
+    assert [c.text for c in upper.claims] == [c.text for c in lower.claims]
