@@ -8,7 +8,7 @@ Setting. For each question the same pool of candidates goes to every selector: t
 `--pool` (30) best documents a BM25 search of the question finds in the pooled corpus
 of 4,858 Wikipedia paragraphs (`../shared/eval/hotpotqa`), as a search engine would
 return pages. Our strategies (`none`, `keyword`, `embeddings`, `hybrid`) run the
-graph's own selection (`nodes.select_context.select`) on those documents cut into
+graph's own selection (`selection.select.select`) on those documents cut into
 chunks, with one sub-question (the question) and the whole budget. The baselines
 re-implement GPT Researcher's context filters on the same documents:
 
@@ -48,10 +48,11 @@ from typing import Any
 from grounded_research.configuration import Context
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.gathering import evidence_id, source_id
-from grounded_research.nodes.select_context import select
+from grounded_research.resources import RunResources
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.embeddings import local_embedder
+from grounded_research.selection.select import select
 from grounded_research.selection.strategies import Ranker
 from grounded_research.selection.vectors import PassageText, vector_file
 from grounded_research.state import Evidence, Source, State, SubQuestion
@@ -160,12 +161,12 @@ def run_ours(question: Question, strategy: str, budget: int, corpus: str, cache:
         token_budget=budget,
         selection_strategy=strategy,
     )
-    selection = select(state, context)
-    chosen = [selection.evidence[i] for i in selection.context["q0"]]
-    listed = [selection.evidence[i] for i in selection.further_sources.get("q0", [])]
-    locations = {selection.sources[e.source_id].location for e in chosen}
+    selection = select(state, context, RunResources(context)).selection
+    chosen = [selection.records[i] for i in selection.context["q0"]]
+    listed = [selection.records[i] for i in selection.further_sources.get("q0", [])]
+    locations = {state.sources[e.source_id].location for e in chosen}
     tokens = sum(count_tokens(e.text) for e in chosen) + sum(
-        count_tokens(f"{selection.sources[e.source_id].title} {e.source_id}") + 4 for e in listed
+        count_tokens(f"{state.sources[e.source_id].title} {e.source_id}") + 4 for e in listed
     )
     return Picked(
         texts=[e.text for e in chosen],

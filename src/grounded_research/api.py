@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -18,17 +18,29 @@ from grounded_research.checkpointing import default_data_dir, open_checkpointer
 from grounded_research.configuration import Context
 from grounded_research.errors import InputError
 from grounded_research.models import use_chat_model
-from grounded_research.state import Evidence, InputState, OutputState
+from grounded_research.state import Evidence, InputState, OutputState, Source
 
 
 @dataclass(kw_only=True)
 class ResearchResult(OutputState):
-    """What a run leaves: the graph's output state, with ways to read it."""
+    """What a run leaves: the graph's output state, with ways to read it. Its `sources`
+    and `evidence` are as reported: with selection's verdicts on them (reprints,
+    strategy, tier) and the records selection made."""
 
     @classmethod
     def from_state(cls, values: dict[str, Any]) -> ResearchResult:
         names = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in values.items() if k in names})
+        state = OutputState(**{k: v for k, v in values.items() if k in names})
+        return cls(
+            **{f.name: getattr(state, f.name) for f in fields(state)}
+            | {"sources": state.reported_sources(), "evidence": state.reported_evidence()}
+        )
+
+    def reported_sources(self) -> dict[str, Source]:
+        return self.sources
+
+    def reported_evidence(self) -> dict[str, Evidence]:
+        return self.evidence
 
     def evidence_table(self) -> dict[str, Any]:
         """What `evidence.json` holds: every record needed to audit the report."""
@@ -47,10 +59,6 @@ class ResearchResult(OutputState):
             "usage": self.usage.model_dump(),
             "warnings": list(self.warnings),
         }
-
-    def selected_evidence(self) -> list[Evidence]:
-        """The evidence the writer received, in context order."""
-        return [self.evidence[i] for ids in self.context.values() for i in ids]
 
     def to_json(self) -> str:
         return json.dumps(self.evidence_table(), ensure_ascii=False, indent=2)

@@ -23,6 +23,7 @@ RECORDS = (
     state.SubQuestion,
     state.Source,
     state.Evidence,
+    state.Selection,
     state.ConflictSide,
     state.Gap,
     state.Reference,

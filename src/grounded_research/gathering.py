@@ -30,6 +30,7 @@ class Gathered:
         return {
             "sources": self.sources,
             "evidence": self.evidence,
+            "last_found": {e.id: e.round for e in self.evidence.values()},
             "searched": self.searched,
             "warnings": self.warnings,
             "usage": Usage(search_calls=self.search_calls, fetches=self.fetches),

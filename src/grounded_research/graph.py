@@ -6,11 +6,9 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END, START
-from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from grounded_research.configuration import Context, get_context
-from grounded_research.gaps.check import next_research
+from grounded_research.configuration import Context
 from grounded_research.nodes.approve_plan import approve_plan
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.nodes.initial_search import initial_search
@@ -35,13 +33,9 @@ def research_each_sub_question(state: State) -> list[Send] | Literal["select_con
     return sends or "select_context"
 
 
-def research_gaps_or_write(
-    state: State, runtime: Runtime[Context]
-) -> list[Send] | Literal["write_report"]:
-    tasks = next_research(
-        state.sub_questions, state.open_gaps(), state.searched, state.round, get_context(runtime)
-    )
-    return [Send("research", task) for task in tasks] or "write_report"
+def research_gaps_or_write(state: State) -> list[Send] | Literal["write_report"]:
+    """What the gap check decided: research its follow-ups, or write."""
+    return [Send("research", task) for task in state.follow_ups] or "write_report"
 
 
 # Every invocation of what it compiles to gets a run of its own (`resources.py`).

@@ -3,14 +3,22 @@
 Page contents never travel in the state: a source points at a content-addressed
 snapshot (sha256) and evidence keeps `(source_id, start, end)` into it, plus the
 verbatim slice so a reader can audit it without opening the store.
+
+Each channel has one writer. Gathering (`initial_search`, `research`) alone writes
+`sources` and `evidence`, as found; `select_context` alone writes `selections`, its
+verdicts on them (reprints, what goes to the writer and in which tier, the records it
+makes). Readers ask the state (`record`, `selected_for`, `independent_sources`) instead
+of joining the two; `reported_sources`/`reported_evidence` give the joined view that the
+evidence table shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Annotated, Any, Literal, TypeVar, get_origin, get_type_hints
 
+from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
@@ -22,6 +30,7 @@ Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invali
 RunStatus = Literal["pending", "ok", "no_sources"]
 Tier = Literal["full", "key_sentences", "listed"]
 WHOLE_QUESTION_ID = "q0"  # the sub-question that is the question as asked
+T = TypeVar("T")
 
 
 class SubQuestion(BaseModel):
@@ -55,12 +64,13 @@ class Evidence(BaseModel):
     strategy: str = Field(
         default="bm25",
         description="What chose it: the retriever ('bm25') until a selection strategy "
-        "(none, keyword, embeddings, hybrid) puts it in the writer's context.",
+        "(none, keyword, embeddings, hybrid) puts it in the writer's context (on the "
+        "selection's copy: see `Selection.records`).",
     )
     tier: Tier = Field(
         default="full",
         description="How the writer gets it: the passage in full, cut to its key sentences, "
-        "or listed (title and location only, under further sources).",
+        "or listed (title and location only, under further sources); set by the selection.",
     )
     chunk_start: int | None = Field(
         default=None,
@@ -75,6 +85,36 @@ class Evidence(BaseModel):
     def passage(self) -> tuple[str, int, int]:
         """The same passage found for two sub-questions is two records, one passage."""
         return (self.source_id, self.start, self.end)
+
+
+class Selection(BaseModel):
+    """What one `select_context` made of what gathering found: its verdicts, kept apart
+    from the records they are about."""
+
+    round: int = Field(default=0, description="The round whose findings it selected from.")
+    context: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Selected evidence ids per sub-question, in the writer's order.",
+    )
+    further_sources: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Evidence ids per sub-question that did not fit the token budget: "
+        "the writer sees only their title and location.",
+    )
+    records: dict[str, Evidence] = Field(
+        default_factory=dict,
+        description="Every record in the context or listed, as selected: a found passage "
+        "with the strategy that chose it and its tier, or a record the selection made (a "
+        "passage grown by its neighbour, cut to key sentences, or listed) under its own id.",
+    )
+    reprints: dict[str, str] = Field(
+        default_factory=dict,
+        description="Reprint's source id: the id of the source it copies.",
+    )
+
+    def passages(self) -> int:
+        """How many records the writer receives."""
+        return sum(len(ids) for ids in self.context.values())
 
 
 class ConflictSide(BaseModel):
@@ -172,35 +212,18 @@ class Usage(BaseModel):
 
 
 def merge_sources(left: dict[str, Source], right: dict[str, Source]) -> dict[str, Source]:
-    """Sources with the same id: the newer wins, except that a plain re-fetch of the
-    same content does not undo a verdict already given (e.g. `duplicate`)."""
-    merged = dict(left)
-    for source_id, source in right.items():
-        known = merged.get(source_id)
-        refetched_same = (
-            known is not None
-            and source.status == "fetched"
-            and known.status != "fetched"
-            and known.sha256 == source.sha256
-        )
-        if not refetched_same:
-            merged[source_id] = source
-    return merged
+    """Sources with the same id: the newer find wins."""
+    return {**left, **right}
 
 
 def merge_evidence(left: dict[str, Evidence], right: dict[str, Evidence]) -> dict[str, Evidence]:
-    """Evidence with the same id: the first wins, so `round` says when it was first found;
-    only `strategy` and `tier`, what the latest selection made of it, come from the newer."""
-    merged = dict(left)
-    for evidence_id, record in right.items():
-        known = merged.get(evidence_id)
-        if known is None:
-            merged[evidence_id] = record
-        elif (known.strategy, known.tier) != (record.strategy, record.tier):
-            merged[evidence_id] = known.model_copy(
-                update={"strategy": record.strategy, "tier": record.tier}
-            )
-    return merged
+    """Evidence with the same id: the first find wins, so `round` says when it was found."""
+    return {**left, **{k: v for k, v in right.items() if k not in left}}
+
+
+def latest_per_id(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
+    """Rounds per evidence id: the latest wins."""
+    return {**left, **{k: max(v, left.get(k, v)) for k, v in right.items()}}
 
 
 def merge_gaps(left: list[Gap], right: list[Gap]) -> list[Gap]:
@@ -242,13 +265,22 @@ def latest_round(left: int, right: int) -> int:
     return max(left, right)
 
 
-def append(left: list[str], right: list[str]) -> list[str]:
+def append(left: list[T], right: list[T]) -> list[T]:
     return left + right
 
 
 def searched_key(sub_question_id: str, query: str) -> str:
     """How `State.searched` remembers that a query already ran for a sub-question."""
     return f"{sub_question_id}\t{' '.join(query.lower().split())}"
+
+
+@dataclass(kw_only=True)
+class ResearchTask:
+    """What one `research` branch receives through `Send`."""
+
+    sub_question: SubQuestion
+    queries: list[str]
+    round: int = 0
 
 
 @dataclass(kw_only=True)
@@ -263,17 +295,20 @@ class OutputState:
     report: str = ""
     references: list[Reference] = field(default_factory=list)
     sub_questions: Annotated[list[SubQuestion], merge_sub_questions] = field(default_factory=list)
-    sources: Annotated[dict[str, Source], merge_sources] = field(default_factory=dict)
-    evidence: Annotated[dict[str, Evidence], merge_evidence] = field(default_factory=dict)
-    context: dict[str, list[str]] = field(
-        default_factory=dict, metadata={"description": "Selected evidence ids per sub-question."}
+    sources: Annotated[dict[str, Source], merge_sources] = field(
+        default_factory=dict, metadata={"description": "Every source gathering found, as found."}
     )
-    further_sources: dict[str, list[str]] = field(
+    evidence: Annotated[dict[str, Evidence], merge_evidence] = field(
         default_factory=dict,
-        metadata={
-            "description": "Evidence ids per sub-question that did not fit the token budget: "
-            "the writer sees only their title and location."
-        },
+        metadata={"description": "Every passage gathering found, as first found."},
+    )
+    last_found: Annotated[dict[str, int], latest_per_id] = field(
+        default_factory=dict,
+        metadata={"description": "The latest round each passage was found in."},
+    )
+    selections: Annotated[list[Selection], append] = field(
+        default_factory=list,
+        metadata={"description": "Every selection of the run, in order: the last is current."},
     )
     gaps: Annotated[list[Gap], merge_gaps] = field(default_factory=list)
     unresolved: list[Gap] = field(default_factory=list)
@@ -281,11 +316,99 @@ class OutputState:
     usage: Annotated[Usage, add_usage] = field(default_factory=Usage)
     warnings: Annotated[list[str], append] = field(default_factory=list)
 
+    @property
+    def selection(self) -> Selection:
+        """The latest selection's verdicts (none before the first selection)."""
+        return self.selections[-1] if self.selections else Selection()
+
+    @property
+    def context(self) -> dict[str, list[str]]:
+        """Selected evidence ids per sub-question, in the writer's order."""
+        return self.selection.context
+
+    @property
+    def further_sources(self) -> dict[str, list[str]]:
+        """Evidence ids per sub-question listed by title and location only."""
+        return self.selection.further_sources
+
+    def record(self, evidence_id: str) -> Evidence:
+        """An evidence record as the run knows it: as first found or made (a record that
+        selections make again keeps its first making), with the strategy and tier of the
+        last step that had it: the latest selection that used it, or a search that found
+        it again after that."""
+        found = self.evidence.get(evidence_id)
+        made = [s.records[evidence_id] for s in self.selections if evidence_id in s.records]
+        if not made:
+            if found is None:
+                raise KeyError(evidence_id)
+            return found
+        rounds = [s.round for s in self.selections if evidence_id in s.records]
+        first = found if found is not None and found.round <= rounds[0] else made[0]
+        last = made[-1]
+        if found is not None and self.last_found.get(evidence_id, found.round) > rounds[-1]:
+            last = found
+        if (first.strategy, first.tier) == (last.strategy, last.tier):
+            return first
+        return first.model_copy(update={"strategy": last.strategy, "tier": last.tier})
+
+    def selected_evidence(self) -> list[Evidence]:
+        """The evidence the writer received, in context order."""
+        return [self.record(i) for ids in self.context.values() for i in ids]
+
+    def reported_sources(self) -> dict[str, Source]:
+        """Sources as the evidence table shows them: a reprint has status `duplicate`
+        and names the source it copies."""
+        reprints = self.selection.reprints
+        return {
+            source_id: source.model_copy(
+                update={"status": "duplicate", "duplicate_of": reprints[source_id]}
+            )
+            if source_id in reprints
+            else source
+            for source_id, source in self.sources.items()
+        }
+
+    def reported_evidence(self) -> dict[str, Evidence]:
+        """Every record the run found or a selection made, as `record` gives it, in the
+        order first found or made."""
+        order: dict[str, None] = {}
+        for round_number in sorted(
+            {e.round for e in self.evidence.values()} | {s.round for s in self.selections}
+        ):
+            order.update((i, None) for i, e in self.evidence.items() if e.round == round_number)
+            for selection in self.selections:
+                if selection.round == round_number:
+                    order.update((i, None) for i in selection.records if i not in order)
+        return {evidence_id: self.record(evidence_id) for evidence_id in order}
+
 
 @dataclass(kw_only=True)
 class State(OutputState):
     searched: Annotated[list[str], union] = field(default_factory=list)
     round: Annotated[int, latest_round] = 0
+    follow_ups: list[ResearchTask] = field(
+        default_factory=list,
+        metadata={"description": "The research the latest gap check asks for: none, write."},
+    )
+
+    @classmethod
+    def fresh(cls, **values: Any) -> dict[str, Any]:
+        """The update that starts a thread over: these values, and every other channel
+        back to its default (a field without a default is the input and is kept)."""
+        hints = get_type_hints(cls, include_extras=True)
+        update: dict[str, Any] = {}
+        for channel in fields(cls):
+            if channel.name in values:
+                value = values[channel.name]
+            elif channel.default_factory is not MISSING:
+                value = channel.default_factory()
+            elif channel.default is not MISSING:
+                value = channel.default
+            else:
+                continue
+            merged = get_origin(hints[channel.name]) is Annotated
+            update[channel.name] = Overwrite(value) if merged else value
+        return update
 
     def open_gaps(self) -> list[Gap]:
         """The gaps found by the latest gap check."""
@@ -300,22 +423,18 @@ class State(OutputState):
                 found.setdefault(e.source_id, []).append((e.start, e.end))
         own = self.context.get(sub_question_id, [])
         others = [i for key, ids in self.context.items() if key != sub_question_id for i in ids]
-        return [self.evidence[i] for i in own] + [
-            self.evidence[i] for i in others if _covers(self.evidence[i], found)
+        return [self.record(i) for i in own] + [
+            record for i in others if _covers(record := self.record(i), found)
         ]
 
     def independent_sources(self, evidence_ids: Iterable[str]) -> set[str]:
         """Sources behind these evidence ids, each reprint counted as its original."""
+        reprints = self.selection.reprints
         originals: set[str] = set()
         for evidence_id in evidence_ids:
-            record = self.evidence.get(evidence_id)
-            if record is None:
-                continue
-            source = self.sources.get(record.source_id)
-            if source is not None and source.status == "duplicate" and source.duplicate_of:
-                originals.add(source.duplicate_of)
-            else:
-                originals.add(record.source_id)
+            if evidence_id in self.selection.records or evidence_id in self.evidence:
+                source_id = self.record(evidence_id).source_id
+                originals.add(reprints.get(source_id, source_id))
         return originals
 
 
@@ -327,12 +446,3 @@ def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:
         or (record.chunk_start, record.chunk_end) == (start, end)
         for start, end in found.get(record.source_id, [])
     )
-
-
-@dataclass(kw_only=True)
-class ResearchTask:
-    """What one `research` branch receives through `Send`."""
-
-    sub_question: SubQuestion
-    queries: list[str]
-    round: int = 0

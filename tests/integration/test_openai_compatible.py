@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from grounded_research.api import ResearchResult
 from grounded_research.configuration import Context
 from grounded_research.graph import graph
 from grounded_research.retrieval.snapshots import SnapshotStore
@@ -90,8 +91,9 @@ async def test_graph_streams_over_http_and_survives_bad_output(cache_dir: str) -
     assert usage.llm_calls == sum(u.calls for u in usage.llm.values())
     verdicts = {c.note for c in values["claims"] if c.verdict == "supported"}
     assert "model: stated in evidence" in verdicts
+    result = ResearchResult.from_state(values)  # evidence with the records selection made
     assert_citations_resolve(
-        report, values["references"], values["evidence"], values["sources"], cache_dir
+        report, values["references"], result.evidence, result.sources, cache_dir
     )
 
 

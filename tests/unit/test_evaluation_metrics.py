@@ -33,7 +33,7 @@ from grounded_research.evaluation.metrics import (
     stage_texts,
 )
 from grounded_research.report.citations import UNSUPPORTED_FLAG as FLAG
-from grounded_research.state import Claim, Evidence, Gap, GapKind, Reference, Source
+from grounded_research.state import Claim, Evidence, Gap, GapKind, Reference, Selection, Source
 
 
 def source(name: str) -> Source:
@@ -79,7 +79,7 @@ def result(
         report=report,
         sources={f"src-{n}": source(n) for n in names},
         evidence={r.id: r for r in records},
-        context={"q0": selected},
+        selections=[Selection(context={"q0": selected})],
         references=[reference(i, r) for i, r in enumerate(cited or [], start=1)],
         **extra,
     )

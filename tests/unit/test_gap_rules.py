@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context
 from grounded_research.gaps.check import next_research
 from grounded_research.nodes.check_gaps import check_gaps
-from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
 
@@ -50,7 +50,7 @@ def state_with(passages: list[tuple[str, str, str | None]], **extra: Any) -> Sta
         sub_questions=[sub_question],
         sources=sources,
         evidence=evidence,
-        context={"q0": list(evidence)},
+        selections=[Selection(context={"q0": list(evidence)})],
         **extra,
     )
 
@@ -81,9 +81,7 @@ def test_one_source_is_too_few_when_two_are_required() -> None:
 def test_a_reprint_does_not_count_as_a_second_source() -> None:
     text = "The Aurora A1 cell reaches an energy density of 450 Wh/kg."
     state = state_with([("s1", text, None), ("s2", text, None)])
-    state.sources["s2"] = state.sources["s2"].model_copy(
-        update={"status": "duplicate", "duplicate_of": "s1"}
-    )
+    state.selection.reprints["s2"] = "s1"
     assert "few_sources" in kinds(gaps_of(state, min_independent_sources=2))
 
 
@@ -185,3 +183,16 @@ def test_final_check_moves_open_gaps_to_unresolved() -> None:
     state = state_with([("s1", "The Aurora A1 cell reaches 450 Wh/kg.", None)], round=1)
     update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=1))))
     assert update["unresolved"] == update["gaps"] and update["gaps"]
+
+
+def test_the_router_follows_the_gap_checks_decision() -> None:
+    from grounded_research.graph import research_gaps_or_write
+
+    state = state_with([("s1", "The Aurora A1 cell reaches 450 Wh/kg.", None)])
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=1))))
+    assert update["follow_ups"] and "unresolved" not in update
+    state.follow_ups = update["follow_ups"]
+    sends = research_gaps_or_write(state)
+    assert isinstance(sends, list) and [s.arg for s in sends] == update["follow_ups"]
+    state.follow_ups = []
+    assert research_gaps_or_write(state) == "write_report"

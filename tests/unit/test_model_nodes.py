@@ -22,7 +22,15 @@ from grounded_research.models import use_chat_model
 from grounded_research.prompts import DATA_RULE, GapJudgement, Section, writer_messages
 from grounded_research.report.body import cite_evidence, own_body
 from grounded_research.report.citations import Citations
-from grounded_research.state import Evidence, Gap, InputState, ResearchTask, State, SubQuestion
+from grounded_research.state import (
+    Evidence,
+    Gap,
+    InputState,
+    ResearchTask,
+    Selection,
+    State,
+    SubQuestion,
+)
 from tests.conftest import write
 
 QUESTION = "Where is Norvik Cells based, and what energy density does the N2 cell reach?"
@@ -119,7 +127,7 @@ def test_writer_cites_evidence_and_drops_ids_that_do_not_exist(corpus: str, cach
     assert "My own title" not in report and report.count("## References") == 1
     assert any("[E42]" in w for w in result["warnings"])
     [reference] = result["references"]
-    selected = {i for ids in result["context"].values() for i in ids}
+    selected = {i for ids in result["selections"][-1].context.values() for i in ids}
     assert reference.evidence_id in selected
     prompt = "\n".join(str(m.content) for m in writer.asked[0])
     assert '<evidence id="E1"' in prompt and DATA_RULE in prompt
@@ -208,7 +216,7 @@ def _state_with(evidence: list[Evidence], searched: list[str] | None = None) -> 
         question="q",
         sub_questions=[sub_question],
         evidence={e.id: e for e in evidence},
-        context={"q1": [e.id for e in evidence]},
+        selections=[Selection(context={"q1": [e.id for e in evidence]})],
         searched=searched or [],
     )
 

@@ -14,16 +14,16 @@ from grounded_research import resources
 from grounded_research.configuration import Context
 from grounded_research.errors import ConfigurationError
 from grounded_research.gathering import evidence_id, source_id
-from grounded_research.nodes import select_context as node
 from grounded_research.resources import RunResources
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection import embeddings
+from grounded_research.selection import select as stage
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
 from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
-from grounded_research.state import Evidence, Gap, Source, State, SubQuestion
+from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 from grounded_research.text.chunking import chunk_text
 from tests.unit.test_embeddings import CountingEmbedder
 
@@ -85,12 +85,12 @@ def test_a_candidate_is_ranked_against_its_own_query_too() -> None:
 
 def ranker_for(context: Context) -> tuple[Ranker, list[str]]:
     """The ranker of a run with this context."""
-    return node.ranker_for(context, RunResources(context))
+    return stage.ranker_for(context, RunResources(context))
 
 
-def select(state: State, context: Context) -> node.Selection:
+def select(state: State, context: Context) -> stage.Selected:
     """The selection a run with this context makes."""
-    return node.select(state, context, RunResources(context))
+    return stage.select(state, context, RunResources(context))
 
 
 def test_embedder_missing_falls_back_to_keyword_with_a_warning(
@@ -143,7 +143,7 @@ def test_need_comes_from_the_last_gap_check() -> None:
         Gap(id="b", sub_question_id="q1", kind="conflict", detail="", round=0),
         Gap(id="c", sub_question_id="q1", kind="facet", detail="", round=0),
     ]
-    assert node.need_weights(state) == {"q0": 2.0, "q1": 3.0, "q2": 1.0}
+    assert stage.need_weights(state) == {"q0": 2.0, "q1": 3.0, "q2": 1.0}
 
 
 # -- a small world of snapshots ----------------------------------------------------------
@@ -352,12 +352,12 @@ def test_strongest_at_the_edges_cut_pieces_in_the_middle_sides_together() -> Non
         Placed([evidence("f3")], "full", 10, 3, evidence("f3")),
         Placed([evidence("c")], "key_sentences", 3, 0, evidence("c"), after="f0"),
     ]
-    order = [e.id for e in node.ordered(placed)]
+    order = [e.id for e in stage.ordered(placed)]
     assert order == ["f0", "c", "f3", "k1", "f2"]
-    assert node.edges_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
+    assert stage.edges_first([1, 2, 3, 4, 5]) == [1, 3, 5, 4, 2]
 
 
-# -- the node's selection end to end -----------------------------------------------------------
+# -- the stage's selection end to end -----------------------------------------------------------
 
 
 def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path) -> None:
@@ -372,12 +372,12 @@ def test_select_records_strategy_and_tier_and_stays_within_budget(tmp_path: Path
     context = Context(
         cache_dir=world.cache, chunk_size=1000, token_budget=budget, selection_strategy="keyword"
     )
-    selection = select(state, context)
-    chosen = [selection.evidence[i] for i in selection.context["q0"]]
+    selection = select(state, context).selection
+    chosen = [selection.records[i] for i in selection.context["q0"]]
     assert sum(count_tokens(e.text) for e in chosen) <= budget
     assert {e.strategy for e in chosen} == {"keyword"}
     assert {e.tier for e in chosen} == {"full", "key_sentences"}
-    listed = [selection.evidence[i] for i in selection.further_sources["q0"]]
+    listed = [selection.records[i] for i in selection.further_sources["q0"]]
     assert listed and {e.tier for e in listed} == {"listed"}
     for record in chosen + listed:
         world.check_verbatim(record)
@@ -420,7 +420,7 @@ def test_an_embedder_failing_mid_run_falls_back_to_keyword(
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     selection = select(state, Context(cache_dir=world.cache, chunk_size=1000))
-    assert selection.strategy == "keyword" and selection.context["q0"]
+    assert selection.strategy == "keyword" and selection.selection.context["q0"]
     assert "server down" in selection.warnings[0]
 
 
@@ -431,7 +431,7 @@ def test_vectors_live_next_to_the_corpus_index_or_in_the_cache_for_web_pages(
     corpus.mkdir()
     (corpus / "a.md").write_text("# A\n\nAurora.\n", encoding="utf-8")
     context = Context(corpus=str(corpus), cache_dir=str(tmp_path / "cache"))
-    folders = node._vector_folders(context, RunResources(context))
+    folders = stage._vector_folders(context, RunResources(context))
     assert folders("local").parent == tmp_path / "cache" / "index"
     assert folders("web") == tmp_path / "cache" / "vectors" / "web"
 
@@ -444,12 +444,11 @@ def test_a_later_selection_sees_only_what_retrievers_found(tmp_path: Path) -> No
     state.evidence.update({e.id: e for e in world.chunks[sid]})
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=120, selection_strategy="keyword")
-    first = select(state, context)
-    grown = [e for e in first.evidence.values() if e.chunk_start is not None]
+    first = select(state, context).selection
+    grown = [e for e in first.records.values() if e.chunk_start is not None]
     assert grown  # the first chunk grew with its "Not yet" neighbour
-    state.evidence.update(first.evidence)
-    state.context = first.context
-    again = select(state, context)
+    state.selections = [first]
+    again = select(state, context).selection
     assert again.context == first.context  # the grown record is not a candidate itself
     assert {e.id for e in state.selected_for("q0")} == set(first.context["q0"])
 
@@ -459,7 +458,9 @@ def test_merge_keeps_the_first_find_but_the_latest_selection() -> None:
 
     found = evidence("e1").model_copy(update={"round": 0, "strategy": "bm25"})
     chosen = found.model_copy(update={"round": 2, "strategy": "hybrid", "tier": "full"})
-    merged = merge_evidence({"e1": found}, {"e1": chosen})["e1"]
+    state = State(question="q", evidence=merge_evidence({"e1": found}, {"e1": chosen}))
+    state.selections = [Selection(round=2, records={"e1": chosen})]
+    merged = state.reported_evidence()["e1"]
     assert (merged.round, merged.strategy) == (0, "hybrid")
 
 
@@ -472,8 +473,7 @@ def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_pat
     sid = world.add("r1.md", LONG[0])
     listed = world.chunks[sid][0].model_copy(update={"id": "ev-listed", "tier": "listed"})
     state.sources = dict(world.sources)
-    state.evidence = {listed.id: listed}
-    state.further_sources = {"q0": [listed.id]}
+    state.selections = [Selection(further_sources={"q0": [listed.id]}, records={listed.id: listed})]
     section = further_sources_section(state)
     assert section.startswith("## Further sources") and "r1.md (local)" in section
     report = "# Aurora?\n\n- “A quoted claim about Aurora cells.” [1]\n\n" + section

@@ -3,6 +3,7 @@ from __future__ import annotations
 from grounded_research.state import (
     Evidence,
     Gap,
+    Selection,
     Source,
     State,
     SubQuestion,
@@ -40,10 +41,14 @@ def test_parallel_branches_finding_the_same_source_keep_one_record() -> None:
 
 
 def test_refetch_does_not_undo_a_duplicate_verdict_but_new_content_does() -> None:
-    known = {"s1": source("s1", status="duplicate", duplicate_of="s0")}
-    assert merge_sources(known, {"s1": source("s1")})["s1"].status == "duplicate"
+    known = {"s0": source("s0"), "s1": source("s1")}
+    marked = Selection(reprints={"s1": "s0"})  # the verdict is the selection's own
+    state = State(question="q", sources=merge_sources(known, {"s1": source("s1")}))
+    state.selections = [marked]
+    assert state.reported_sources()["s1"].status == "duplicate"
+    assert state.reported_sources()["s1"].duplicate_of == "s0"
     changed = merge_sources(known, {"s1": source("s1", sha="b")})
-    assert changed["s1"].status == "fetched"
+    assert changed["s1"].status == "fetched" and changed["s1"].sha256 == "b"
 
 
 def test_evidence_first_found_wins_so_round_is_kept() -> None:
@@ -81,11 +86,8 @@ def test_union_and_usage_addition() -> None:
 def test_independent_sources_count_a_reprint_as_its_original() -> None:
     state = State(
         question="q",
-        sources={
-            "s1": source("s1"),
-            "s2": source("s2", status="duplicate", duplicate_of="s1"),
-            "s3": source("s3"),
-        },
+        sources={"s1": source("s1"), "s2": source("s2"), "s3": source("s3")},
+        selections=[Selection(reprints={"s2": "s1"})],
         evidence={
             "e1": evidence("e1", source_id="s1"),
             "e2": evidence("e2", source_id="s2"),
@@ -94,3 +96,32 @@ def test_independent_sources_count_a_reprint_as_its_original() -> None:
     )
     assert state.independent_sources(["e1", "e2"]) == {"s1"}
     assert state.independent_sources(["e1", "e2", "e3"]) == {"s1", "s3"}
+
+
+def test_the_evidence_table_joins_each_selection_to_what_gathering_found() -> None:
+    found = evidence("e1", round=0)
+    cut = found.model_copy(update={"id": "k1", "tier": "key_sentences", "chunk_start": 0})
+    state = State(
+        question="q",
+        evidence={"e1": found, "e2": evidence("e2", round=1)},
+        selections=[
+            Selection(round=0, records={"e1": found.model_copy(update={"strategy": "hybrid"})}),
+            Selection(round=1, records={"k1": cut}),
+        ],
+    )
+    reported = state.reported_evidence()
+    assert list(reported) == ["e1", "e2", "k1"]  # as first found or made
+    assert reported["e1"].strategy == "hybrid" and state.evidence["e1"].strategy == "bm25"
+    state.last_found = {"e1": 1, "e2": 1}  # found again after the selection that used it
+    assert state.record("e1").strategy == "bm25"
+
+
+def test_a_fresh_start_resets_every_channel() -> None:
+    from dataclasses import fields
+
+    from langgraph.types import Overwrite
+
+    update = State.fresh(warnings=["new"])
+    assert set(update) == {f.name for f in fields(State)} - {"question"}
+    assert update["warnings"].value == ["new"] and isinstance(update["gaps"], Overwrite)
+    assert update["status"] == "pending" and update["follow_ups"] == []

@@ -72,7 +72,7 @@ def uncorroborated_figures(
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     if not names or context.min_independent_sources < 2:
         return []
-    in_context = [state.evidence[i] for ids in state.context.values() for i in ids]
+    in_context = state.selected_evidence()
     gaps: list[Gap] = []
     for unit, subject in figures_about(names, ranked)[:FIGURE_GAPS_PER_SUB_QUESTION]:
         giving = [
@@ -127,14 +127,14 @@ def conflict_gaps(state: State) -> list[Gap]:
     selected: list[tuple[str, str, str]] = []
     for ids in state.context.values():
         for evidence_id in ids:
-            record = state.evidence[evidence_id]
+            record = state.record(evidence_id)
             independent = next(iter(state.independent_sources([evidence_id])), record.source_id)
             selected.append((evidence_id, independent, record.text))
     by_id = {sq.id: sq for sq in state.sub_questions}
     gaps: list[Gap] = []
     for disagreement in find_disagreements(statements(selected)):
         first: Statement = disagreement.sides[0][0]
-        sub_question = by_id[state.evidence[first.evidence_id].sub_question_id]
+        sub_question = by_id[state.record(first.evidence_id).sub_question_id]
         values = " vs ".join(value for _, value in disagreement.sides)
         gap = new_gap(
             state,

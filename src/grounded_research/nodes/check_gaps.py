@@ -1,5 +1,6 @@
-"""Node: check this round's evidence for gaps; when nothing is left to search, the open
-gaps become the report's unresolved list. The rules live in `gaps/`."""
+"""Node: check this round's evidence for gaps and decide the loop once: the follow-up
+research it asks for (the router only sends it), or, when nothing is left to search, the
+open gaps as the report's unresolved list. The rules live in `gaps/`."""
 
 from __future__ import annotations
 
@@ -33,11 +34,13 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     llm = node_model(context, "gaps", node="check_gaps")
     gaps = await find_gaps(state, context, llm)
 
+    follow_ups = next_research(state.sub_questions, gaps, state.searched, state.round, context)
     update: dict[str, Any] = {
         "gaps": gaps,
+        "follow_ups": follow_ups,
         "usage": llm.usage() if llm else Usage(),
         "warnings": llm.warnings if llm else [],
     }
-    if not next_research(state.sub_questions, gaps, state.searched, state.round, context):
+    if not follow_ups:
         update["unresolved"] = still_open(state, gaps)
     return update

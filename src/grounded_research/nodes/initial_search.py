@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import Overwrite
 
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
@@ -33,19 +32,5 @@ async def initial_search(state: State, runtime: Runtime[Context]) -> dict[str, A
 
 def fresh_start(update: dict[str, Any], whole: SubQuestion) -> dict[str, Any]:
     """A new question on a thread that already answered one starts from a clean slate:
-    every accumulating channel is overwritten instead of merged."""
-    reset = {
-        "status": "pending",
-        "report": "",
-        "references": [],
-        "context": {},
-        "further_sources": {},
-        "unresolved": [],
-        "claims": [],
-        "sub_questions": Overwrite([whole]),
-        "gaps": Overwrite([]),
-        "round": Overwrite(0),
-    }
-    for channel in ("sources", "evidence", "searched", "warnings", "usage"):
-        reset[channel] = Overwrite(update[channel])
-    return reset
+    every channel is overwritten instead of merged, with what this search gathered."""
+    return State.fresh(**update, sub_questions=[whole])

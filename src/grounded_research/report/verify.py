@@ -26,7 +26,7 @@ _MARKUP_CHARS = re.compile(r"[*_`“”\"]")
 async def verify(state: State, llm: NodeModel | None) -> tuple[list[Claim], str]:
     """Every claim of the report with its verdict, and the report with the unsupported
     ones flagged."""
-    by_number = {r.number: state.evidence[r.evidence_id] for r in state.references}
+    by_number = {r.number: state.record(r.evidence_id) for r in state.references}
     claims = rule_verdicts(state.report, by_number)
     if llm is not None:
         claims = await checked_by_model(llm, claims, by_number)

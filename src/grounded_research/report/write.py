@@ -61,7 +61,7 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
     for gap in conflicts:
         dated = []
         for side in gap.sides:
-            record = state.evidence[side.evidence_id]
+            record = state.record(side.evidence_id)
             when = date_key(state.sources[record.source_id].published)
             dated.append((when, side, number(side.evidence_id)))
         by_value: dict[str, list[tuple[str, int]]] = {}
@@ -103,10 +103,11 @@ def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
 def reprints_section(state: State, lang: Language) -> str:
     """Sources counted as copies of another, each with the one it copies."""
     reprint_of = LABELS[lang]["reprint_of"]
+    sources = state.sources
     lines = [
-        f"- {source.location} {reprint_of} {state.sources[source.duplicate_of].location}"
-        for source in state.sources.values()
-        if source.status == "duplicate" and source.duplicate_of in state.sources
+        f"- {sources[copy].location} {reprint_of} {sources[original].location}"
+        for copy, original in state.selection.reprints.items()
+        if copy in sources and original in sources
     ]
     return f"{heading('reprints', lang)}\n\n" + "\n".join(sorted(lines)) + "\n" if lines else ""
 
@@ -129,8 +130,7 @@ def listed_sources(state: State) -> list[Source]:
     seen: dict[str, Source] = {}
     for ids in state.further_sources.values():
         for evidence_id in ids:
-            record = state.evidence.get(evidence_id)
-            source = state.sources.get(record.source_id) if record else None
+            source = state.sources.get(state.record(evidence_id).source_id)
             if source is not None:
                 seen.setdefault(source.id, source)
     return list(seen.values())
@@ -147,7 +147,7 @@ def make_references(state: State, number: Citations) -> list[Reference]:
     """The cited evidence in citation order, each with its source and span."""
     references = []
     for evidence_id, n in sorted(number.numbers.items(), key=lambda item: item[1]):
-        record = state.evidence[evidence_id]
+        record = state.record(evidence_id)
         source = state.sources[record.source_id]
         references.append(
             Reference(
