@@ -36,10 +36,10 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from grounded_research.citations import normalize
 from grounded_research.evaluation.dataset import DatasetError, EvalQuestion, load_dataset
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
+from grounded_research.text.normalize import normalize
 
 SPLIT_TAGS = ("dev", "test")
 
