@@ -24,7 +24,14 @@ from pydantic import BaseModel, Field
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
 Origin = Literal["local", "web"]
 GapKind = Literal[
-    "no_evidence", "few_sources", "uncorroborated", "conflict", "status_conflict", "facet", "judged"
+    "no_evidence",
+    "unanswered",
+    "few_sources",
+    "uncorroborated",
+    "conflict",
+    "status_conflict",
+    "facet",
+    "judged",
 ]
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]

@@ -11,6 +11,8 @@ from grounded_research.text.answers import (
     identifiers,
     key_phrases,
     mentions_phrase,
+    names_subject,
+    subjects,
 )
 
 
@@ -82,3 +84,53 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
 )
 def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, mentioned: bool) -> None:
     assert mentions_phrase(text, phrase) is mentioned
+
+
+def test_subjects_are_split_where_the_question_joins_them() -> None:
+    assert subjects("Does SQLite support MERGE?") == [({"sqlite", "merge"}, [])]
+    assert subjects("Were Scott Derrickson and Ed Wood of the same nationality?") == [
+        ({"scott", "derrickson"}, []),
+        ({"ed", "wood"}, []),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "title", "location", "named"),
+    [
+        (
+            "Does SQLite support MERGE?",
+            "MERGE conditionally inserts rows.",
+            "MERGE",
+            "pg/merge.html",
+            False,
+        ),
+        ("Does SQLite support MERGE?", "SQLite has no MERGE statement.", "", "", True),
+        (
+            "When was PostgreSQL 15.9 released?",
+            "Release date: 2024-11-14",
+            "E.8. Release 15.9",
+            "postgresql-doc-15/release-15-9.html",
+            True,
+        ),
+        (
+            "When was PostgreSQL 15.9 released?",
+            "Release date: 2025-11-13",
+            "E.1. Release 15.19",
+            "postgresql-doc-15/release-15-19.html",
+            False,
+        ),
+        (
+            "What is new in PostgreSQL 17?",
+            "See chapter 17.",
+            "Chapter 17. Server Setup",
+            "postgresql-doc-15/runtime.html",
+            False,
+        ),
+    ],
+)
+def test_a_passage_names_the_subject_with_its_exact_number(
+    question: str, text: str, title: str, location: str, named: bool
+) -> None:
+    (subject,) = subjects(question)
+
+    assert names_subject(text, subject, title, location) is named

@@ -233,7 +233,14 @@ def gap(sub_question_id: str, kind: GapKind) -> Gap:
 
 
 def test_open_whole_question_counts_as_declared_unanswered() -> None:
-    assert abstained(result([], [], unresolved=[gap("q0", "facet")]))
+    assert abstained(result([], [], unresolved=[gap("q0", "unanswered")]))
+    assert abstained(result([], [], unresolved=[gap("q0", "no_evidence")]))
+
+
+def test_a_caveat_on_an_answer_is_not_an_abstention() -> None:
+    """Too few sources or a term left uncovered qualify an answer the report gives."""
+    caveats = [gap("q0", "few_sources"), gap("q0", "facet"), gap("q0", "uncorroborated")]
+    assert not abstained(result([], [], unresolved=caveats))
 
 
 def test_a_conflict_or_an_open_part_is_not_an_abstention() -> None:

@@ -2,8 +2,9 @@
 
 The model judges each sub-question against its evidence: covered, or a gap with why and
 follow-up queries aimed at exactly what is missing. A model's "covered" closes only the
-rules' lexical facet gaps, and only when the rules see evidence: it never closes a gap
-on its own. A model that fails leaves the rules' gaps as they are.
+rules' lexical facet gaps and their "unanswered" (whether the evidence answers is the
+model's call when there is one, the rule its fallback), and only when the rules see
+evidence: it never closes a gap on its own. A model that fails leaves the rules' gaps as they are.
 """
 
 from __future__ import annotations
@@ -65,10 +66,12 @@ def with_judgement(
     has_evidence: bool,
     context: Context,
 ) -> list[Gap]:
-    """ "covered" drops the lexical facet gaps when there is evidence; "gap" adds a gap
+    """ "covered" drops the lexical facet gaps and the rule's "unanswered" when there is
+    evidence (the model judges on the same evidence; the rule is its fallback); "gap" adds a gap
     with the model's reason and its follow-up queries (the rules' when it gave none)."""
     if judgement.status == "covered":
-        return [g for g in rules if g.kind != "facet"] if has_evidence else rules
+        judged_by_rule = ("facet", "unanswered")
+        return [g for g in rules if g.kind not in judged_by_rule] if has_evidence else rules
     done = set(state.searched)
     queries = [
         query

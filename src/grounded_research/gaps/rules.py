@@ -1,4 +1,5 @@
-"""The rules, no model: a sub-question with no evidence; with fewer independent sources
+"""The rules, no model: a sub-question with no evidence; with no passage that names what
+it asks about and gives an answer of the asked kind; with fewer independent sources
 than required; whose terms the best passages do not cover (the usual sign of a second
 hop: the passage that names the bridge entity does not hold the answer); with a figure
 only one source gives; and sources that disagree. Each gap carries follow-up queries
@@ -12,6 +13,13 @@ import hashlib
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, statements
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
+from grounded_research.text.answers import (
+    asked_kind,
+    holds_answer,
+    kind_words,
+    names_subject,
+    subjects,
+)
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
@@ -43,6 +51,9 @@ def coverage_gaps(
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
+    unanswered = why_unanswered(state, sub_question, ranked)
+    if unanswered:
+        gaps.append(new_gap(state, sub_question, "unanswered", unanswered, follow_ups))
     if missing:
         gaps.append(
             new_gap(state, sub_question, "facet", "not covered: " + ", ".join(missing), follow_ups)
@@ -54,6 +65,42 @@ def coverage_gaps(
         gaps.append(new_gap(state, sub_question, "few_sources", detail, follow_ups))
     gaps.extend(uncorroborated_figures(state, sub_question, ranked, context))
     return gaps
+
+
+def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> str:
+    """Why the selected evidence does not answer the sub-question, or "" when it does.
+    It answers when every subject the question names is named, all its names together
+    (a name with a number as that exact phrase: "PostgreSQL 17" is not "17.3"), by a
+    passage or its source's title, and one of those passages holds a sentence with an
+    answer of the asked kind (a date, a version, a number, a name)."""
+    kind = asked_kind(sub_question.text)
+    about: list[Evidence] = []
+    for subject in subjects(sub_question.text):
+        naming = [e for e in ranked if _names_subject(state, e, subject)]
+        if not naming:
+            names, phrases = subject
+            shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
+            return f"no passage names {shown}"
+        about.extend(naming)
+    holding = about or ranked
+    if not any(
+        holds_answer(kind, record.text[start:end])
+        for record in holding
+        for start, end in sentences(record.text)
+    ):
+        return f"no passage about it gives {kind_words(kind)}"
+    return ""
+
+
+def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
+    source = state.sources.get(record.source_id)
+    if source is None:
+        return names_subject(record.text, subject)
+    return names_subject(record.text, subject, source.title, source.location)
+
+
+def _in_any(name: str, phrases: list[str]) -> bool:
+    return any(name in phrase.lower().split() for phrase in phrases)
 
 
 def uncovered(sub_question: SubQuestion, texts: list[str]) -> list[str]:

@@ -11,46 +11,84 @@ from __future__ import annotations
 
 import re
 
-from grounded_research.gaps.kinds import CONFLICT_KINDS
+from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.report.citations import Citations, cite, note
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
+from grounded_research.text.answers import asked_kind, holds_answer
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import named_terms, quantities, years
+from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
-_ASKS_FOR_NUMBER = re.compile(
-    r"\b(?:when|how (?:much|many|long|far)|what year)\b|多少|何时|哪一年", re.I
-)
+ANSWER_BONUS = 0.15
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
 
 def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citations]:
-    """One section per sub-question quoting the evidence sentences that answer it best."""
+    """One section per sub-question quoting the evidence sentences that answer it best,
+    after a one-line answer: the quote that holds what the question asks for (a date, a
+    version, a number, a name), or, when the gap check found no answer, a note saying so
+    and why, the quotes below then being the closest material found."""
     number = Citations()
-    parts: list[str] = []
     quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
+    chosen = {
+        sq.id: best_sentences(sq, state.selected_for(sq.id), titles, quoted)
+        for sq in state.sub_questions
+    }
+    not_answered = why_not_answered(state)
+    parts: list[str] = []
+    if not_answered:
+        answer = note(labels["not_answered"].format(why=not_answered))
+        parts.append(f"## {labels['answer']}\n\n{answer}\n")
+    elif (line := answer_line(state.question, chosen.get(WHOLE_QUESTION_ID, []))) is not None:
+        record, sentence = line
+        chosen[WHOLE_QUESTION_ID].remove(line)
+        parts.append(f"## {labels['answer']}\n\n- “{flat(sentence)}” {cite([number(record.id)])}\n")
     for sub_question in state.sub_questions:
-        records = state.selected_for(sub_question.id)
-        heading = labels["findings"] if sub_question.id == WHOLE_QUESTION_ID else sub_question.text
+        whole = sub_question.id == WHOLE_QUESTION_ID
+        heading = sub_question.text
+        if whole:
+            heading = labels["closest" if not_answered else "findings"]
         lines = [
             f"- “{flat(sentence)}” {cite([number(record.id)])}"
-            for record, sentence in best_sentences(sub_question, records, titles, quoted)
+            for record, sentence in chosen[sub_question.id]
         ]
-        if sub_question.id != WHOLE_QUESTION_ID or lines:
+        if not whole or lines:
             parts.append(
                 f"## {heading}\n\n" + ("\n".join(lines) or note(labels["no_direct"])) + "\n"
             )
     return "\n".join(parts), number
+
+
+def why_not_answered(state: State) -> str:
+    """Why the run could not answer the whole question, from the gaps left open: ""
+    when it could."""
+    return next(
+        (
+            gap.detail
+            for gap in state.unresolved
+            if gap.sub_question_id == WHOLE_QUESTION_ID and gap.kind in ABSTAINING_KINDS
+        ),
+        "",
+    )
+
+
+def answer_line(question: str, chosen: list[tuple[Evidence, str]]) -> tuple[Evidence, str] | None:
+    """The best quote that holds an answer of the kind the question asks for; none for
+    an open question ("how do I …"), whose answer is the findings as a whole."""
+    kind = asked_kind(question)
+    if kind == "any":
+        return None
+    return next(((r, s) for r, s in chosen if holds_answer(kind, s)), None)
 
 
 def best_sentences(
@@ -59,13 +97,14 @@ def best_sentences(
     titles: dict[str, str],
     quoted: set[str],
 ) -> list[tuple[Evidence, str]]:
-    """The evidence sentences that share most terms with the sub-question; numbers and
-    years count extra when it asks when or how much. When the question, or the follow-up
+    """The evidence sentences that share most terms with the sub-question; a sentence
+    that holds an answer of the asked kind (a date for "when", a version for "in which
+    version", a number for "how many") counts extra. When the question, or the follow-up
     query that found the passage, names something, a sentence must be about it (it, or
     its source's title, names it too): the second hop of a question is about a name the
     first hop found, not one the question gave. Each sentence is quoted once."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
-    wants_number = bool(_ASKS_FOR_NUMBER.search(sub_question.text))
+    kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     scored: list[tuple[float, int, Evidence, str]] = []
     for order, record in enumerate(records):
@@ -79,8 +118,8 @@ def best_sentences(
                 continue
             terms = set(tokenize(sentence))
             relevance = len(terms & wanted) / max(1, len(wanted))
-            if wants_number and (quantities(sentence) or years(sentence)):
-                relevance += 0.15
+            if kind not in ("any", "yes_no") and holds_answer(kind, sentence):
+                relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
                 scored.append((relevance + 0.2 * record.score, order, record, sentence))
     chosen: list[tuple[Evidence, str]] = []

@@ -51,6 +51,10 @@ _UNRESOLVED = _BY_KEY["unresolved"].headings
 LABELS: dict[Language, dict[str, str]] = {
     "en": {
         "findings": "Findings",
+        "answer": "Answer",
+        "closest": "Closest material",
+        "not_answered": "The sources searched do not answer this question ({why}); the "
+        "closest material found is quoted below.",
         "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
         "vs": "vs",
         "latest": "most recent source",
@@ -62,6 +66,9 @@ LABELS: dict[Language, dict[str, str]] = {
     },
     "zh": {
         "findings": "结论",
+        "answer": "答案",
+        "closest": "最接近的内容",
+        "not_answered": "检索到的资料没有回答这个问题（{why}）；下面引用的是找到的最接近的内容。",
         "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
         "vs": "对比",
         "latest": "最新来源",

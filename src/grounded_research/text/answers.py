@@ -80,12 +80,19 @@ _VERSION_HOLDER = re.compile(
     r"\b(?:version|release|v)\s*" + _VERSION_NUMBER + r"|版本\s*" + _VERSION_NUMBER,
     re.IGNORECASE,
 )
-_NUMBER_HOLDER = re.compile(r"\d|\b(?:unlimited|none|no limit|zero|one|two|three)\b|无限", re.I)
+_NUMBER_HOLDER = re.compile(
+    r"(?<![\d.])(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
+    r"\b(?:unlimited|no limit|zero)\b|无限|不限",
+    re.IGNORECASE,
+)
 _CODE = re.compile(
     r"`[^`\n]+`|\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
     r"\b\w+(?:\.\w+)+\b"
 )
-_KEY_PHRASE = re.compile(r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+v?(\d+(?:\.\d+)*)(?![\w.]*\d)")
+_KEY_PHRASE = re.compile(
+    r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+(?:(?:version|release)\s+|v)?"
+    r"(\d+(?:\.\d+)*)(?![\w.]*\d)"
+)
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*"
 )
@@ -115,7 +122,8 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     if kind == "version":
         return _VERSION_HOLDER.search(sentence) is not None
     if kind == "quantity":
-        return bool(quantities(sentence)) or _NUMBER_HOLDER.search(sentence) is not None
+        undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
+        return bool(quantities(undated)) or _NUMBER_HOLDER.search(undated) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
     if kind == "comparison":
@@ -140,13 +148,71 @@ def identifiers(question: str) -> set[str]:
 
 def mentions_phrase(text: str, phrase: str) -> bool:
     """Whether `text` names the phrase with exactly its number: "PostgreSQL 15" is in
-    "PostgreSQL 15 release notes" but not in "PostgreSQL 15.4"."""
+    "PostgreSQL 15 release notes" and "PostgreSQL version 15", not in "PostgreSQL 15.4"."""
     *name, number = phrase.split()
     pattern = (
         r"(?<![\w.])"
         + r"\s+".join(re.escape(part) for part in name)
-        + r"\s+v?"
-        + re.escape(number)
-        + r"(?![\w]|\.\d)"
+        + r"\s+(?:(?:version|release)\s+|v)?"
+        + _exactly(number)
     )
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _exactly(number: str) -> str:
+    return re.escape(number) + r"(?![\w]|\.\d)"
+
+
+_GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
+_KIND_WORDS = {
+    "date": "a date",
+    "version": "a version",
+    "quantity": "a number",
+    "name": "a name",
+    "comparison": "a date or version to compare",
+}
+
+
+def subjects(question: str) -> list[tuple[set[str], list[str]]]:
+    """What a passage must name to be about the question: per subject the question
+    joins with "and", "or" or a comma, its names (lower case) and its names with
+    numbers as phrases. "Does SQLite support MERGE?" has one subject, both names
+    together; "Were A and B born in the same city?" has two."""
+    groups: list[tuple[set[str], list[str]]] = []
+    for part in _GROUP_BREAK.split(question):
+        names = named_terms(part) | identifiers(part)
+        phrases = key_phrases(part)
+        if names or phrases:
+            groups.append((names, phrases))
+    return groups
+
+
+def names_subject(
+    text: str, subject: tuple[set[str], list[str]], title: str = "", location: str = ""
+) -> bool:
+    """Whether a passage names all of the subject: every name, in the passage, its
+    source's title or its location (documentation names its product in the path); and
+    every name with a number as that exact phrase in the passage or title, or as the
+    name in the title or location and a title naming exactly that release or version
+    ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9;
+    "Chapter 17" is not PostgreSQL 17)."""
+    names, phrases = subject
+    framed = f"{title}\n{text}"
+    lowered = f"{framed}\n{location}".lower()
+    named = named_terms(framed)
+    if not all(n in named or n in lowered for n in names):
+        return False
+    frame = f"{title}\n{location}".lower()
+    for phrase in phrases:
+        *name, number = phrase.split()
+        if mentions_phrase(framed, phrase):
+            continue
+        released = re.search(r"(?:release|version|v)\s*" + _exactly(number), title, re.I)
+        if not (all(part.lower() in frame for part in name) and released):
+            return False
+    return True
+
+
+def kind_words(kind: AnswerKind) -> str:
+    """How a report names what the question asks for."""
+    return _KIND_WORDS.get(kind, "an answer")

@@ -1,0 +1,61 @@
+"""The report starts with the quote that answers, or says plainly that the sources do
+not answer and lists the question under Unresolved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grounded_research.api import ResearchResult, research
+from grounded_research.state import WHOLE_QUESTION_ID
+from tests.conftest import write
+
+
+@pytest.fixture
+def release_notes(tmp_path: Path) -> dict[str, object]:
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "release-15.md",
+        "# Release 15\n\nPostgreSQL 15 was released on 2022-10-13. Thanks to everyone "
+        "who tested the PostgreSQL 15 betas.\n",
+    )
+    write(
+        root,
+        "runtime.md",
+        "# Chapter 17. Server Setup and Operation\n\nSection 17.3 explains how PostgreSQL "
+        "starts the database server.\n",
+    )
+    return {
+        "corpus": str(root),
+        "cache_dir": str(tmp_path / "cache"),
+        "selection_strategy": "keyword",
+        "checkpointer": "none",
+    }
+
+
+def unanswered(result: ResearchResult) -> list[str]:
+    return [
+        gap.detail
+        for gap in result.unresolved
+        if gap.sub_question_id == WHOLE_QUESTION_ID and gap.kind == "unanswered"
+    ]
+
+
+def test_the_report_starts_with_the_quote_that_answers(release_notes: dict[str, object]) -> None:
+    result = research("When was PostgreSQL 15 released?", **release_notes)
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
+    assert "2022-10-13" in answer and answer.endswith("[1]")
+    assert not unanswered(result)
+
+
+def test_a_version_the_corpus_does_not_cover_is_declared_unanswered(
+    release_notes: dict[str, object],
+) -> None:
+    result = research("When was PostgreSQL 17 released?", **release_notes)
+
+    assert unanswered(result) == ["no passage names PostgreSQL 17"]
+    assert "do not answer this question" in result.report.split("## Closest material")[0]
+    assert "## Unresolved" in result.report
