@@ -360,3 +360,18 @@ def test_dataset_rejects_bad_patterns_duplicates_and_missing_files(tmp_path: Pat
         load_dataset(path)
     with pytest.raises(DatasetError, match="not found"):
         load_dataset(tmp_path / "missing.jsonl")
+
+
+def test_sources_are_counted_per_stage_and_their_median_aggregated() -> None:
+    a1 = evidence("e1", "a.md", "alpha")
+    a2 = evidence("e2", "a.md", "alpha two")
+    b = evidence("e3", "b.md", "beta")
+    c = evidence("e4", "c.md", "gamma")
+    few = score(question(), result([a1, a2, b], selected=["e1", "e2"], cited=[a1]), seconds=1)
+    many = score(question(), result([a1, b, c], selected=["e1", "e3", "e4"], cited=[b]), seconds=1)
+    assert few.sources == {"retrieved": 2, "selected": 1, "report": 1}
+    assert aggregate([few, many]).median_sources == {
+        "retrieved": 2.5,
+        "selected": 2.0,
+        "report": 1.0,
+    }

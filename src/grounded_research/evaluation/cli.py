@@ -151,6 +151,11 @@ def figures_table(report: EvalReport) -> Table:
         "unanswerable handled", f"{_pct(summary.unanswerable_handled)} of {summary.unanswerable}"
     )
     table.add_row("answerable, declared open", _pct(summary.answerable_abstained))
+    if summary.median_sources:
+        table.add_row(
+            "sources (median)",
+            " / ".join(f"{summary.median_sources[s]:g} {s}" for s in summary.median_sources),
+        )
     table.add_row(
         "per question",
         f"{cost.seconds:.2f} s wall, {cost.search_calls:.1f} searches, "

@@ -8,6 +8,7 @@ the sources it cites). A figure that drops between two stages says which step lo
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -72,6 +73,10 @@ class QuestionMetrics(BaseModel):
     citations: CitationCheck = Field(default_factory=CitationCheck)
     verdicts: dict[str, int] = Field(default_factory=dict)
     abstained: bool = False
+    sources: dict[str, int] = Field(
+        default_factory=dict,
+        description="Distinct sources per stage: with evidence, with selected evidence, cited.",
+    )
     cost: Cost = Field(default_factory=Cost)
 
 
@@ -99,8 +104,18 @@ def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> Que
         citations=check_citations(result),
         verdicts=verdict_counts(result),
         abstained=abstained(result),
+        sources=source_counts(result),
         cost=cost_of(result, seconds),
     )
+
+
+def source_counts(result: ResearchResult) -> dict[str, int]:
+    """How many sources each stage kept: the long tail a reader has to wade through."""
+    return {
+        "retrieved": len({e.source_id for e in result.evidence.values()}),
+        "selected": len({e.source_id for e in result.selected_evidence()}),
+        "report": len({r.source_id for r in result.references}),
+    }
 
 
 def score_failure(question: EvalQuestion, seconds: float) -> QuestionMetrics:
@@ -262,6 +277,9 @@ class Aggregate(BaseModel):
     answerable_abstained: float | None = Field(
         default=None, description="Answerable questions the run declared unanswered."
     )
+    median_sources: dict[str, float] = Field(
+        default_factory=dict, description="Median distinct sources per stage (completed runs)."
+    )
     cost: MeanCost = Field(default_factory=MeanCost)
 
 
@@ -301,6 +319,11 @@ def aggregate(metrics: Sequence[QuestionMetrics]) -> Aggregate:
         unanswerable=len(unanswerable),
         unanswerable_handled=_share(sum(m.abstained for m in unanswerable), len(unanswerable)),
         answerable_abstained=_share(sum(m.abstained for m in answerable), len(answerable)),
+        median_sources={
+            stage: float(statistics.median(m.sources[stage] for m in completed))
+            for stage in STAGES
+            if completed and all(stage in m.sources for m in completed)
+        },
         cost=_mean_cost([m.cost for m in completed]),
     )
 
