@@ -43,7 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grounded_research.citations import normalize
+from grounded_research.text.normalize import normalize
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.retrieval.documents import read_documents
@@ -55,7 +55,7 @@ PACKAGES = ("python", "postgresql", "django", "sqlite", "git")
 SPLITS = ("dev", "test")
 FULL_SET = HERE / "questions.jsonl"
 FULL_CORPUS = ROOT / "benchmarks" / ".data" / "corpus"
-SLICE_SET = ROOT / "tests" / "data" / "docs" / "questions.jsonl"
+SLICE_SET = ROOT / "tests" / "data" / "eval" / "docs.jsonl"
 SLICE_CORPUS = SLICE_SET.parent / "corpus"
 HTML_SUFFIXES = (".html", ".htm")
 
