@@ -43,10 +43,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grounded_research.text.normalize import normalize
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
 from grounded_research.evaluation.metrics import answer_pattern
 from grounded_research.retrieval.documents import read_documents
+from grounded_research.text.normalize import normalize
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -56,7 +56,7 @@ SPLITS = ("dev", "test")
 FULL_SET = HERE / "questions.jsonl"
 FULL_CORPUS = ROOT / "benchmarks" / ".data" / "corpus"
 SLICE_SET = ROOT / "tests" / "data" / "eval" / "docs.jsonl"
-SLICE_CORPUS = SLICE_SET.parent / "corpus"
+SLICE_CORPUS = ROOT / "tests" / "data" / "docs" / "corpus"
 HTML_SUFFIXES = (".html", ".htm")
 
 
