@@ -15,6 +15,7 @@ from grounded_research.gaps.conflicts import Statement, find_disagreements, stat
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     asked_kind,
+    asked_words,
     holds_answer,
     kind_words,
     names_subject,
@@ -83,10 +84,11 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
             return f"no passage names {shown}"
         about.extend(naming)
     holding = about or ranked
+    asked = asked_words(sub_question.text)
     if not any(
-        holds_answer(kind, record.text[start:end])
+        holds_answer(kind, sentence) and (not asked or asked & set(tokenize(sentence)))
         for record in holding
-        for start, end in sentences(record.text)
+        for sentence in (record.text[start:end] for start, end in sentences(record.text))
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms, quantities
+from grounded_research.text.tokenize import tokenize
 
 AnswerKind = Literal["comparison", "yes_no", "version", "date", "quantity", "name", "any"]
 
@@ -208,9 +210,29 @@ def names_subject(
         if mentions_phrase(framed, phrase):
             continue
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), title, re.I)
-        if not (all(part.lower() in frame for part in name) and released):
+        if not (all(part.lower() in frame for part in name) and released) and not (
+            _packaged(location, name, number)
+        ):
             return False
     return True
+
+
+def _packaged(location: str, name: list[str], number: str) -> bool:
+    """Whether the location is the documentation of exactly that release, as packaged
+    docs are laid out: postgresql-doc-15/… is PostgreSQL 15, python3.11-doc/… is Python
+    3.11 (and not Python 3)."""
+    pattern = r"(?<![\w.])" + "[-_ ]?".join(re.escape(p) for p in name)
+    pattern += r"[-_.]?(?:doc[-_.]?)?" + _exactly(number)
+    return re.search(pattern, location, re.IGNORECASE) is not None
+
+
+def asked_words(question: str) -> set[str]:
+    """The question's content words besides its names and numbers, as search tokens:
+    what a sentence holding the answer shares with the question ("released" for a
+    release date), so that any date on a page about the subject is not taken for it."""
+    names = named_terms(question) | identifiers(question)
+    words = [w for w in facets_of(question) if w.lower() not in names and not w.isdigit()]
+    return set(tokenize(" ".join(words)))
 
 
 def kind_words(kind: AnswerKind) -> str:
