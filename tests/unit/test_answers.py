@@ -10,6 +10,7 @@ from grounded_research.text.answers import (
     holds_answer,
     identifiers,
     key_phrases,
+    mentions_identifier,
     mentions_phrase,
     names_subject,
     subjects,
@@ -134,3 +135,16 @@ def test_a_passage_names_the_subject_with_its_exact_number(
     (subject,) = subjects(question)
 
     assert names_subject(text, subject, title, location) is named
+
+
+@pytest.mark.parametrize(
+    ("text", "identifier", "mentioned"),
+    [
+        ("exceed `max_wal_size` during recovery", "max_wal_size", True),
+        ("If `max_slot_wal_keep_size` is -1 (the default)", "max_wal_size", False),
+        ("os.path.join(a, b) joins", "os.path.join", True),
+        ("os.path.join(a, b) joins", "os.path", False),
+    ],
+)
+def test_a_code_name_is_matched_whole(text: str, identifier: str, mentioned: bool) -> None:
+    assert mentions_identifier(text, identifier) is mentioned

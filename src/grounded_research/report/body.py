@@ -17,7 +17,12 @@ from grounded_research.prompts import Found, Section, language_of, writer_messag
 from grounded_research.report.citations import Citations, cite, note
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
-from grounded_research.text.answers import asked_kind, holds_answer
+from grounded_research.text.answers import (
+    asked_kind,
+    holds_answer,
+    identifiers,
+    mentions_identifier,
+)
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
@@ -106,6 +111,7 @@ def best_sentences(
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
     kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
+    code_names = identifiers(sub_question.text)
     scored: list[tuple[float, int, Evidence, str]] = []
     for order, record in enumerate(records):
         title_names = named_terms(titles.get(record.source_id, ""))
@@ -116,6 +122,8 @@ def best_sentences(
                 continue
             if about and not about & (named_terms(sentence) | title_names):
                 continue
+            if code_names and not any(mentions_identifier(sentence, n) for n in code_names):
+                continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
             terms = set(tokenize(sentence))
             relevance = len(terms & wanted) / max(1, len(wanted))
             if kind not in ("any", "yes_no") and holds_answer(kind, sentence):

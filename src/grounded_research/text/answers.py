@@ -148,6 +148,13 @@ def identifiers(question: str) -> set[str]:
     return {m.group(0).lower().removesuffix("()") for m in _IDENTIFIER.finditer(question)}
 
 
+def mentions_identifier(text: str, identifier: str) -> bool:
+    """Whether the text names this code name whole: max_wal_size is not in
+    max_slot_wal_keep_size, nor os.path in os.path.join."""
+    pattern = r"(?<![\w.])" + re.escape(identifier) + r"(?![\w]|\.\w)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
 def mentions_phrase(text: str, phrase: str) -> bool:
     """Whether `text` names the phrase with exactly its number: "PostgreSQL 15" is in
     "PostgreSQL 15 release notes" and "PostgreSQL version 15", not in "PostgreSQL 15.4"."""
