@@ -16,6 +16,7 @@ from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State,
 from grounded_research.text.answers import (
     asked_kind,
     asked_words,
+    head_word,
     holds_answer,
     kind_words,
     names_subject,
@@ -84,6 +85,11 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
             return f"no passage names {shown}"
         about.extend(naming)
     holding = about or ranked
+    head = head_word(sub_question.text) if kind != "comparison" else ""
+    if head:  # "What warranty …": a passage that never says warranty does not answer
+        holding = [e for e in holding if head in tokenize(_with_title(state, e))]
+        if not holding:
+            return f"no passage about it mentions {head}"
     asked = asked_words(sub_question.text)
     if not any(
         holds_answer(kind, sentence) and (not asked or asked & set(tokenize(sentence)))
@@ -92,6 +98,11 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""
+
+
+def _with_title(state: State, record: Evidence) -> str:
+    source = state.sources.get(record.source_id)
+    return f"{source.title}\n{record.text}" if source else record.text
 
 
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:

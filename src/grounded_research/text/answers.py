@@ -233,6 +233,23 @@ def _packaged(location: str, name: list[str], number: str) -> bool:
     return re.search(pattern, location, re.IGNORECASE) is not None
 
 
+_HEAD = re.compile(
+    r"\b(?:what|which|how\s+(?:many|much))\s+(?:(?:is|are|was|were|does|do|did)\s+)?"
+    r"(?:(?:the|a|an)\s+)?([A-Za-z][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+def head_word(question: str) -> str:
+    """The thing a "what X" or "how many X" question asks about, as a search token
+    ("warranty" in "What warranty does … offer"); "" when the question has none."""
+    match = _HEAD.search(question)
+    if match is None:
+        return ""
+    tokens = tokenize(match.group(1))
+    return tokens[0] if tokens else ""
+
+
 def asked_words(question: str) -> set[str]:
     """The question's content words besides its names and numbers, as search tokens:
     what a sentence holding the answer shares with the question ("released" for a
