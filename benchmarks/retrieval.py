@@ -10,12 +10,16 @@ For every answerable question with gold sources: the question is searched once
 (`search_sync(question, k)`, the graph's first search), and the figures are the share of
 questions with a gold page in the top 8 and top 20 passages and the mean reciprocal rank
 of the first gold passage (0 when none is in the top 20), and the share of all gold
-pages in the top 8 and 20 (HotpotQA has two per question). Far cheaper than a whole
-`grounded-research eval`, so it is the loop to tune retrieval on; confirm with the eval.
+pages in the top 8 and 20 (HotpotQA has two per question); with gold pages in folders,
+the share of the top 8 passages from a gold page's first folder (for the Debian docs, the
+package: a question about PostgreSQL answered from Django's pages scores low). Far
+cheaper than a whole `grounded-research eval`, so it is the loop to tune retrieval on;
+confirm with the eval.
 `--set fields.NAME_BOOST=0` (repeatable) overrides a module constant of
 grounded_research.retrieval for the run, to measure a rule on and off without a rebuild
-(token rules need one: a new cache dir). `--misses` lists the questions without a gold
-page in the top 20 with what came first.
+(token rules need one: a new cache dir). `--dense` adds dense retrieval
+(benchmarks/dense.py; the first run embeds every chunk). `--misses` lists the questions
+without a gold page in the top 20 with what came first.
 """
 
 from __future__ import annotations
@@ -69,9 +73,19 @@ def main() -> int:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--set", action="append", default=[], metavar="MODULE.NAME=JSON")
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="dense retrieval on (benchmarks/dense.py): embeds the chunks without a vector",
+    )
     parser.add_argument("--json", type=Path, help="write the figures and per-question ranks")
     args = parser.parse_args()
     applied = override(args.set)
+    if args.dense:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import dense
+
+        dense.install()
 
     questions = [
         q for q in load_dataset(args.dataset, args.limit) if q.gold_sources and not q.unanswerable
@@ -80,11 +94,15 @@ def main() -> int:
     corpus = LocalCorpus(args.corpus, args.cache_dir, args.chunk_size)
     stats = corpus.refresh()
     opened = {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_cpu() - cpu, 1)}
-    print(f"index: {stats.documents} documents, {stats.chunks} chunks; refresh {opened}")
+    print(
+        f"index: {stats.documents} documents, {stats.chunks} chunks; refresh {opened}"
+        + (f", {stats.embedded} chunks embedded" if args.dense else "")
+    )
 
     depth = max(CUTOFFS)
     ranks: dict[str, int | None] = {}
     recalls: dict[int, list[float]] = {k: [] for k in CUTOFFS}
+    on_collection: list[float] = []
     latencies: list[float] = []
     misses: list[str] = []
     for question in questions:
@@ -97,6 +115,10 @@ def main() -> int:
         for k in CUTOFFS:
             found = {hit.location for hit in hits[:k]} & gold
             recalls[k].append(len(found) / len(gold))
+        collections = {g.split("/", 1)[0] for g in gold if "/" in g}
+        if collections and hits:
+            same = sum(h.location.split("/", 1)[0] in collections for h in hits[:8])
+            on_collection.append(same / len(hits[:8]))
         if rank is None:
             first = ", ".join(dict.fromkeys(h.location.rsplit("/", 1)[-1] for h in hits[:3]))
             misses.append(f"  {question.id}: {question.question}\n      got: {first}")
@@ -105,6 +127,7 @@ def main() -> int:
         "dataset": str(args.dataset),
         "questions": len(questions),
         "overrides": applied,
+        "dense": args.dense,
         **{
             f"top{k}": round(100 * sum(1 for r in ranks.values() if r and r <= k) / count, 1)
             for k in CUTOFFS
@@ -113,6 +136,9 @@ def main() -> int:
         **{f"gold_recall{k}": round(100 * sum(v) / count, 1) for k, v in recalls.items()},
         "query_ms_median": round(statistics.median(latencies), 1) if latencies else None,
         "open": opened,
+        "top8_on_gold_collection": round(100 * statistics.mean(on_collection), 1)
+        if on_collection
+        else None,
     }
     print(
         f"{len(questions)} questions: gold in top 8 {figures['top8']}%, top 20 "
@@ -120,6 +146,11 @@ def main() -> int:
         f"{figures['gold_recall8']}%, top 20 {figures['gold_recall20']}%; "
         f"median query {figures['query_ms_median']} ms"
     )
+    if on_collection:
+        print(
+            "share of the top 8 passages from the gold page's collection (its first folder: "
+            f"the product, for the Debian docs): {figures['top8_on_gold_collection']}%"
+        )
     if args.misses:
         print("not in the top 20:\n" + "\n".join(misses))
     if args.json:
