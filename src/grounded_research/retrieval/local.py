@@ -19,7 +19,7 @@ import threading
 import time
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ import numpy as np
 from grounded_research.errors import CorpusError
 from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit, SourceProblem
+from grounded_research.retrieval.dense import DenseIndex, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
 from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
 from grounded_research.retrieval.snapshots import SnapshotStore
@@ -39,6 +40,11 @@ INDEX_VERSION = 3
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
 INDEX_FOLDER = "bm25f"
+# Dense retrieval (`dense`), off by default: embedding every chunk of the Debian docs
+# corpus with the local MiniLM costs far more than the whole index build (see
+# benchmarks/README.md). To turn it on, the layer that knows the embedders sets this to
+# a function of the index folder giving the corpus's DenseIndex.
+DENSE: Callable[[Path], DenseIndex] | None = None
 # The fields: "body" (a passage's own words) and "heading" (its heading path) have a row
 # per passage, "title" and "path" one per document.
 FIELDS = ("body", "heading", "title", "path")
@@ -82,6 +88,7 @@ class RefreshStats:
     chunks: int
     seconds: float
     rebuilt: bool
+    embedded: int = 0  # chunks embedded for dense retrieval (DENSE) by this refresh
 
 
 class LocalCorpus:
@@ -103,6 +110,7 @@ class LocalCorpus:
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._index: bm25f.Index | None = None
+        self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
         self._unsaved_tokens: tuple[list[str], dict[str, TokenIds]] | None = None
@@ -132,6 +140,7 @@ class LocalCorpus:
             if needs_build:
                 self._build(extracted_tokens)
                 self._save()
+            embedded = self._sync_dense() if DENSE is not None else 0
             return RefreshStats(
                 files=len(self._files),
                 extracted=len(changed),
@@ -140,7 +149,22 @@ class LocalCorpus:
                 chunks=int(self._chunk_document.size),
                 seconds=round(time.perf_counter() - started, 3),
                 rebuilt=needs_build,
+                embedded=embedded,
             )
+
+    def _sync_dense(self) -> int:
+        """Vectors for the chunks that have none yet (`dense`); how many were embedded."""
+        if self._dense is None:
+            if DENSE is None:
+                return 0
+            self._dense = DENSE(self.index_dir)
+        chunks = [(d, start, end, h) for d in self._documents for start, end, h in d.chunks]
+
+        def text_of(i: int) -> str:
+            document, start, end, heading = chunks[i]
+            return passage_text(document.title, heading, self.text(document.sha256)[start:end])
+
+        return self._dense.sync([(d.sha256, start, end) for d, start, end, _ in chunks], text_of)
 
     def _scan(self) -> Iterator[tuple[str, tuple[int, int]]]:
         if self.root.is_file():
@@ -361,6 +385,8 @@ class LocalCorpus:
         if self._index is None or k < 1:
             return []
         scores = self.scores(query)
+        if self._dense is not None and self._dense.matrix.shape[0] == scores.size:
+            scores = fuse(scores, self._dense.scores(query))
         found = np.flatnonzero(scores > 0)
         if found.size > k:
             found = found[np.argpartition(-scores[found], k - 1)[:k]]
