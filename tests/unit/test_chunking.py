@@ -70,3 +70,15 @@ def test_a_very_long_sentence_is_cut_at_spaces() -> None:
     chunks = chunk_text(text, 100)
     assert len(chunks) > 5
     assert all(chunk.end - chunk.start <= 200 for chunk in chunks)
+
+
+def test_chunks_record_their_whole_heading_path() -> None:
+    text = (
+        "# Release notes\n\n## Release 15\n\n### Server\n\nFaster sorting.\n\n"
+        "### Client\n\nNew psql options.\n\n## Release 14\n\nOlder notes.\n"
+    )
+    chunks = {text[c.start : c.end]: c for c in chunk_text(text, 20)}
+    assert chunks["Faster sorting."].headings == ("Release notes", "Release 15", "Server")
+    assert chunks["New psql options."].headings == ("Release notes", "Release 15", "Client")
+    assert chunks["Older notes."].headings == ("Release notes", "Release 14")
+    assert chunks["Older notes."].heading == "Release 14"

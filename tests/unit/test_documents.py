@@ -103,3 +103,22 @@ def test_unreadable_files_are_problems_not_exceptions(tmp_path: Path) -> None:
         result = read_documents(tmp_path / name, name)
         assert result.documents == []
         assert result.problems and result.problems[0].location == name
+
+
+def test_pages_without_a_main_frame_keep_their_headings_and_title(tmp_path: Path) -> None:
+    """DocBook pages (PostgreSQL's) nest each heading in divs trafilatura would drop."""
+    paragraph = "<p>" + "The server sorts faster in memory and on disk than before. " * 4 + "</p>"
+    html = (
+        '<html><head><title>E.21. Release 15</title></head><body><div class="navheader">'
+        '<a href="index.html">Home</a></div><div class="sect1"><div class="titlepage"><div>'
+        '<div><h2 class="title">E.21. Release 15</h2></div></div></div>'
+        f'{paragraph}<div class="sect2"><div class="titlepage"><div><div>'
+        f'<h3 class="title">E.21.1. Overview</h3></div></div></div>{paragraph}</div>'
+        '<div class="sect2"><div class="titlepage"><div><div><h3 class="title">Warning</h3>'
+        f"</div></div></div>{paragraph}</div></div></body></html>"
+    )
+    path = write(tmp_path, "release-15.html", html)
+    [document] = read_documents(path, "release-15.html").documents
+    assert "## E.21. Release 15" in document.text
+    assert "### E.21.1. Overview" in document.text
+    assert document.title == "E.21. Release 15"

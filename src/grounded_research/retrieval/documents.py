@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import trafilatura
+from lxml.html import HtmlElement
 from pypdf import PdfReader
 
 SUPPORTED_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".jsonl"})
@@ -29,6 +30,8 @@ _FULL_DATE = re.compile(
     rf"|\b{_MONTH_NAME} \d{{1,2}}, \d{{4}}\b"
 )
 _FRONT_MATTER = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n", re.DOTALL)
+_TITLE_SEPARATOR = re.compile(r"\s+[—–|·-]\s+|\s+::\s+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,10 @@ def text_document(text: str, location: str, fallback_title: str) -> Document:
 
 def html_document(html: str, location: str, fallback_title: str) -> Document:
     """HTML to markdown text (headings, lists and tables kept) with its metadata."""
+    tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
+    head_title = _head_title(tree) if tree is not None else ""
     text = trafilatura.extract(
-        html,
+        _framed(tree) if tree is not None else html,
         output_format="markdown",
         include_tables=True,
         include_formatting=True,
@@ -115,13 +120,57 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     ) or trafilatura.html2txt(html)
     if not text or not text.strip():
         raise UnreadableDocument(location, "no text in HTML")
-    metadata = trafilatura.extract_metadata(html)
-    title = (metadata.title if metadata and metadata.title else "") or _title_of_text(
-        text, fallback_title
-    )
+    metadata = trafilatura.extract_metadata(tree if tree is not None else html)
+    title = _page_title(
+        metadata.title if metadata and metadata.title else "", head_title
+    ) or _title_of_text(text, fallback_title)
     published = metadata.date if metadata and metadata.date else _date_in_text(text)
     author = metadata.author if metadata and metadata.author else None
     return Document(location, title, text, published, author)
+
+
+def _framed(tree: HtmlElement) -> HtmlElement:
+    """The page with its body in an <article> when trafilatura would find no main frame
+    in it: without one it only recovers loose paragraphs and drops every heading (the
+    DocBook pages of PostgreSQL, SQLite's pages)."""
+    body = tree.find("body")
+    if body is None or len(body) == 0 or _has_frame(tree):
+        return tree
+    article = body.makeelement("article", {})
+    article.text, body.text = body.text, None
+    for child in list(body):
+        article.append(child)
+    body.append(article)
+    return tree
+
+
+def _has_frame(tree: HtmlElement) -> bool:
+    try:
+        from trafilatura.xpaths import BODY_XPATH
+    except ImportError:  # pragma: no cover - another trafilatura: leave the page as it is
+        return True
+    return any(expression(tree) for expression in BODY_XPATH)
+
+
+def _head_title(tree: HtmlElement) -> str:
+    element = tree.find(".//head/title")
+    return " ".join(element.text_content().split()) if element is not None else ""
+
+
+def _page_title(found: str, head: str) -> str:
+    """trafilatura's title (the page's h1 or meta title) unless the <title> tells it is
+    wrong: the site's name ("Django 3.2.25 documentation" on every page of a site whose
+    <title> is "<page> — <site>") or no word of the <title> at all (the heading of a
+    warning box)."""
+    found = found.strip().rstrip("¶").strip()
+    if not found or not head:
+        return found or head
+    segments = [s.strip() for s in _TITLE_SEPARATOR.split(head)]
+    if len(segments) > 1 and found.strip() == segments[-1]:
+        return head
+    if not set(_WORD.findall(found.lower())) & set(_WORD.findall(head.lower())):
+        return head
+    return found
 
 
 def pdf_document(data: Path | bytes, location: str, fallback_title: str) -> Document:

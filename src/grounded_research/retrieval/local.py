@@ -1,8 +1,11 @@
-"""The local corpus: a folder (or one .jsonl file) indexed with BM25, kept on disk.
+"""The local corpus: a folder (or one .jsonl file) indexed with BM25F, kept on disk.
 
-Opening an unchanged corpus reads the saved index; files whose size or modification
-time changed are extracted again (in parallel) and only then is BM25 rebuilt. The
-corpus never reads outside its root: symlinks that lead out are refused.
+A passage is scored on its own words and on the fields that say what it is about
+(`fields`): its document's title, the path of headings above it and the file's path,
+weighted in one BM25F (`bm25f`). Opening an unchanged corpus reads the saved index;
+files whose size or modification time changed are extracted again (in parallel) and
+only then is the index rebuilt. The corpus never reads outside its root: symlinks that
+lead out are refused.
 """
 
 from __future__ import annotations
@@ -14,24 +17,38 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import bm25s
 import numpy as np
 
 from grounded_research.errors import CorpusError
+from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit, SourceProblem
+from grounded_research.retrieval.dense import DenseIndex, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
+from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
 from grounded_research.retrieval.snapshots import SnapshotStore
-from grounded_research.text.chunking import chunk_text
+from grounded_research.text.chunking import chunk_text, heading_paths
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
+INDEX_FOLDER = "bm25f"
+# Dense retrieval (`dense`), off by default: embedding every chunk of the Debian docs
+# corpus with the local MiniLM costs far more than the whole index build (see
+# benchmarks/README.md). To turn it on, the layer that knows the embedders sets this to
+# a function of the index folder giving the corpus's DenseIndex.
+DENSE: Callable[[Path], DenseIndex] | None = None
+# The fields: "body" (a passage's own words) and "heading" (its heading path) have a row
+# per passage, "title" and "path" one per document.
+FIELDS = ("body", "heading", "title", "path")
+TokenIds = tuple[np.ndarray, np.ndarray]  # a field's token ids, and each row's length
 
 
 @dataclass
@@ -41,6 +58,17 @@ class IndexedDocument:
     sha256: str
     published: str | None
     chunks: list[tuple[int, int, str]]  # start, end, heading
+
+
+@dataclass
+class DocumentTokens:
+    """A document's search tokens: its title's and path's, and each chunk's words and
+    heading path."""
+
+    title: list[str]
+    path: list[str]
+    bodies: list[list[str]]
+    headings: list[list[str]]
 
 
 @dataclass
@@ -60,6 +88,7 @@ class RefreshStats:
     chunks: int
     seconds: float
     rebuilt: bool
+    embedded: int = 0  # chunks embedded for dense retrieval (DENSE) by this refresh
 
 
 class LocalCorpus:
@@ -80,10 +109,11 @@ class LocalCorpus:
         self._documents: list[IndexedDocument] = []
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
-        self._bm25: bm25s.BM25 | None = None
+        self._index: bm25f.Index | None = None
+        self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
-        self._unsaved_tokens: list[list[str]] | None = None
+        self._unsaved_tokens: tuple[list[str], dict[str, TokenIds]] | None = None
 
     # -- opening and refreshing ------------------------------------------------------
 
@@ -101,8 +131,8 @@ class LocalCorpus:
                 or (self._files[rel].size, self._files[rel].mtime_ns) != (size, mtime)
             ]
             removed = [rel for rel in self._files if rel not in on_disk]
-            needs_build = bool(changed or removed) or self._bm25 is None
-            extracted_tokens: dict[str, list[list[str]]] = {}
+            needs_build = bool(changed or removed) or self._index is None
+            extracted_tokens: dict[str, DocumentTokens] = {}
             if changed:
                 extracted_tokens = self._extract(changed, on_disk)
             for rel in removed:
@@ -110,6 +140,7 @@ class LocalCorpus:
             if needs_build:
                 self._build(extracted_tokens)
                 self._save()
+            embedded = self._sync_dense() if DENSE is not None else 0
             return RefreshStats(
                 files=len(self._files),
                 extracted=len(changed),
@@ -118,7 +149,22 @@ class LocalCorpus:
                 chunks=int(self._chunk_document.size),
                 seconds=round(time.perf_counter() - started, 3),
                 rebuilt=needs_build,
+                embedded=embedded,
             )
+
+    def _sync_dense(self) -> int:
+        """Vectors for the chunks that have none yet (`dense`); how many were embedded."""
+        if self._dense is None:
+            if DENSE is None:
+                return 0
+            self._dense = DENSE(self.index_dir)
+        chunks = [(d, start, end, h) for d in self._documents for start, end, h in d.chunks]
+
+        def text_of(i: int) -> str:
+            document, start, end, heading = chunks[i]
+            return passage_text(document.title, heading, self.text(document.sha256)[start:end])
+
+        return self._dense.sync([(d.sha256, start, end) for d, start, end, _ in chunks], text_of)
 
     def _scan(self) -> Iterator[tuple[str, tuple[int, int]]]:
         if self.root.is_file():
@@ -148,9 +194,9 @@ class LocalCorpus:
 
     def _extract(
         self, changed: list[str], on_disk: dict[str, tuple[int, int]]
-    ) -> dict[str, list[list[str]]]:
+    ) -> dict[str, DocumentTokens]:
         jobs = [(str(self._path(rel)), rel, self.chunk_size) for rel in changed]
-        tokens: dict[str, list[list[str]]] = {}
+        tokens: dict[str, DocumentTokens] = {}
         if len(jobs) >= PARALLEL_FROM_FILES and (os.cpu_count() or 1) > 1:
             with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
                 results = list(pool.map(_extract_file, jobs, chunksize=8))
@@ -169,47 +215,51 @@ class LocalCorpus:
             self._files[rel] = indexed
         return tokens
 
-    def _build(self, fresh_tokens: dict[str, list[list[str]]]) -> None:
+    def _build(self, fresh_tokens: dict[str, DocumentTokens]) -> None:
         documents: list[IndexedDocument] = []
         chunk_document: list[int] = []
         chunk_index: list[int] = []
-        corpus_tokens: list[list[str]] = []
-        stored: dict[tuple[str, str], list[list[str]]] | None = None
+        streams: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
+        stored: dict[tuple[str, str], DocumentTokens] | None = None
         for rel in sorted(self._files):
             for document in self._files[rel].documents:
-                chunk_tokens = fresh_tokens.get(document.sha256)
-                if chunk_tokens is None:
+                tokens = fresh_tokens.get(document.sha256)
+                if tokens is None:
                     if stored is None:
                         stored = self._stored_tokens()
-                    chunk_tokens = stored.get((document.location, document.sha256))
-                    if chunk_tokens is not None and len(chunk_tokens) != len(document.chunks):
-                        chunk_tokens = None  # two documents with one key: tokenize again
-                if chunk_tokens is None:
-                    chunk_tokens = _tokenize_chunks(document, self.text(document.sha256))
+                    tokens = stored.get((document.location, document.sha256))
+                    if tokens is not None and len(tokens.bodies) != len(document.chunks):
+                        tokens = None  # two documents with one key: tokenize again
+                if tokens is None:
+                    tokens = _tokenize_chunks(document, self.text(document.sha256))
                 documents.append(document)
-                for position, tokens in enumerate(chunk_tokens):
+                streams["title"].append(tokens.title)
+                streams["path"].append(tokens.path)
+                for position, (body, heading) in enumerate(
+                    zip(tokens.bodies, tokens.headings, strict=True)
+                ):
                     chunk_document.append(len(documents) - 1)
                     chunk_index.append(position)
-                    corpus_tokens.append(tokens or [""])
-        self._unsaved_tokens = corpus_tokens
+                    streams["body"].append(body)
+                    streams["heading"].append(heading)
+        vocabulary, ids = _ids(streams)
+        self._unsaved_tokens = vocabulary, ids
         self._documents = documents
         self._chunk_document = np.asarray(chunk_document, dtype=np.int32)
         self._chunk_index = np.asarray(chunk_index, dtype=np.int32)
-        self._bm25 = None
-        if corpus_tokens:
-            bm25 = bm25s.BM25()
-            bm25.index(corpus_tokens, show_progress=False)
-            self._bm25 = bm25
+        self._index = None
+        if chunk_document:
+            self._index = bm25f.build(vocabulary, ids, self._chunk_document)
 
     # -- persistence -----------------------------------------------------------------
 
     def _save(self) -> None:
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        bm25_dir = self.index_dir / "bm25"
-        if bm25_dir.exists():
-            shutil.rmtree(bm25_dir)
-        if self._bm25 is not None:
-            self._bm25.save(str(bm25_dir), show_progress=False)
+        folder = self.index_dir / INDEX_FOLDER
+        if folder.exists():
+            shutil.rmtree(folder)
+        if self._index is not None:
+            bm25f.save(self._index, folder)
         manifest = {
             "version": INDEX_VERSION,
             "root": str(self.root),
@@ -217,49 +267,51 @@ class LocalCorpus:
             "files": {rel: asdict(indexed) for rel, indexed in self._files.items()},
         }
         if self._unsaved_tokens is not None:
-            self._save_tokens(self._unsaved_tokens)
+            self._save_tokens(*self._unsaved_tokens)
             self._unsaved_tokens = None
         temporary = self.index_dir / "manifest.json.part"
         temporary.write_text(json.dumps(manifest), encoding="utf-8")
         os.replace(temporary, self.index_dir / "manifest.json")
 
-    def _save_tokens(self, corpus_tokens: list[list[str]]) -> None:
-        """Every chunk's tokens as vocabulary ids, in index order, beside the index."""
-        vocabulary: dict[str, int] = {}
-        ids = np.fromiter(
-            (vocabulary.setdefault(t, len(vocabulary)) for tokens in corpus_tokens for t in tokens),
-            dtype=np.int32,
-        )
+    def _save_tokens(self, vocabulary: list[str], ids: dict[str, TokenIds]) -> None:
+        """Every field's tokens as vocabulary ids, in index order, beside the index."""
+        arrays: dict[str, np.ndarray] = {}
+        for name, (token_ids, lengths) in ids.items():
+            arrays[f"{name}_ids"], arrays[f"{name}_lengths"] = token_ids, lengths
         documents = [[d.location, d.sha256] for d in self._documents]
+        arrays["vocabulary"] = np.frombuffer(json.dumps(list(vocabulary)).encode(), np.uint8)
+        arrays["documents"] = np.frombuffer(json.dumps(documents).encode(), dtype=np.uint8)
+        arrays["chunk_document"] = self._chunk_document
         temporary = self.index_dir / (TOKENS_FILE + ".part.npz")
-        np.savez(
-            temporary,
-            ids=ids,
-            lengths=np.fromiter(map(len, corpus_tokens), dtype=np.int64, count=len(corpus_tokens)),
-            vocabulary=np.frombuffer(json.dumps(list(vocabulary)).encode(), dtype=np.uint8),
-            documents=np.frombuffer(json.dumps(documents).encode(), dtype=np.uint8),
-            chunk_document=self._chunk_document,
-        )
+        np.savez(temporary, allow_pickle=False, **arrays)
         os.replace(temporary, self.index_dir / TOKENS_FILE)
 
-    def _stored_tokens(self) -> dict[tuple[str, str], list[list[str]]]:
+    def _stored_tokens(self) -> dict[tuple[str, str], DocumentTokens]:
         """The tokens saved with the index, by (location, sha256) of their document."""
         try:
             with np.load(self.index_dir / TOKENS_FILE) as saved:
                 vocabulary = np.array(json.loads(saved["vocabulary"].tobytes()), dtype=object)
-                words = vocabulary[saved["ids"]].tolist() if vocabulary.size else []
-                ends = np.cumsum(saved["lengths"]).tolist()
+                rows = {
+                    name: _rows(vocabulary, saved[f"{name}_ids"], saved[f"{name}_lengths"])
+                    for name in FIELDS
+                }
                 documents = json.loads(saved["documents"].tobytes())
                 chunk_document = saved["chunk_document"].tolist()
         except (OSError, ValueError, KeyError):
             return {}
-        keys = [(str(location), str(sha256)) for location, sha256 in documents]
-        out: dict[tuple[str, str], list[list[str]]] = {}
-        start = 0
-        for document, end in zip(chunk_document, ends, strict=True):
-            out.setdefault(keys[document], []).append([w for w in words[start:end] if w])
-            start = end
-        return out
+        out = [
+            DocumentTokens(title=title, path=path, bodies=[], headings=[])
+            for title, path in zip(rows["title"], rows["path"], strict=True)
+        ]
+        for document, body, heading in zip(
+            chunk_document, rows["body"], rows["heading"], strict=True
+        ):
+            out[document].bodies.append(body)
+            out[document].headings.append(heading)
+        return {
+            (str(location), str(sha256)): tokens
+            for (location, sha256), tokens in zip(documents, out, strict=True)
+        }
 
     def _load(self) -> None:
         manifest_path = self.index_dir / "manifest.json"
@@ -302,9 +354,14 @@ class LocalCorpus:
         self._chunk_index = np.asarray(
             [j for d in documents for j in range(len(d.chunks))], dtype=np.int32
         )
-        bm25_dir = self.index_dir / "bm25"
-        if self._chunk_document.size and bm25_dir.exists():
-            self._bm25 = bm25s.BM25.load(str(bm25_dir), mmap=True, show_progress=False)
+        folder = self.index_dir / INDEX_FOLDER
+        if self._chunk_document.size and (folder / "meta.json").exists():
+            try:
+                index = bm25f.load(folder)
+            except (OSError, ValueError, KeyError):
+                return  # rebuilt by refresh
+            if index.chunks == self._chunk_document.size:
+                self._index = index
 
     # -- searching -------------------------------------------------------------------
 
@@ -313,19 +370,30 @@ class LocalCorpus:
             self._texts[sha256] = self.snapshots.get(sha256)
         return self._texts[sha256]
 
+    def scores(self, query: str) -> np.ndarray:
+        """Every chunk's score for this query: BM25F over its words and fields, times
+        the boost for the query's names its fields hold (`fields`)."""
+        terms = Counter(tokenize(query))
+        if self._index is None or not terms:
+            return np.zeros(int(self._chunk_document.size), dtype=np.float32)
+        total = self._index.scores(terms, fields.FIELD_WEIGHTS)
+        names = sorted(fields.query_names(query))
+        held = [self._index.holds(name, fields.NAME_FIELDS) for name in names]
+        return fields.name_boost(total, held)
+
     def search_sync(self, query: str, k: int) -> list[SearchHit]:
-        query_tokens = tokenize(query)
-        if self._bm25 is None or not query_tokens or k < 1:
+        if self._index is None or k < 1:
             return []
-        known = [t for t in query_tokens if t in self._bm25.vocab_dict]
-        if not known:
-            return []
-        limit = min(k, int(self._chunk_document.size))
-        ids, scores = self._bm25.retrieve([known], k=limit, show_progress=False, n_threads=1)
+        scores = self.scores(query)
+        if self._dense is not None and self._dense.matrix.shape[0] == scores.size:
+            scores = fuse(scores, self._dense.scores(query))
+        found = np.flatnonzero(scores > 0)
+        if found.size > k:
+            found = found[np.argpartition(-scores[found], k - 1)[:k]]
+        ranked = sorted(found.tolist(), key=lambda i: (-float(scores[i]), i))
         hits: list[SearchHit] = []
-        for chunk_id, score in zip(ids[0], scores[0], strict=True):
-            if score <= 0:
-                continue
+        for chunk_id in ranked:
+            score = scores[chunk_id]
             document = self._documents[int(self._chunk_document[chunk_id])]
             start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
             hits.append(
@@ -354,25 +422,62 @@ class LocalCorpus:
         ]
 
 
-def _tokenize_chunks(document: IndexedDocument, text: str) -> list[list[str]]:
-    """A chunk's search tokens include its document's title and its heading: a passage
-    under "## v2.1 release" is about v2.1 even if it never says so."""
-    title_tokens = tokenize(document.title)
+def _tokenize_chunks(document: IndexedDocument, text: str) -> DocumentTokens:
+    """A document's tokens, field by field: a passage under "## v2.1 release" is about
+    v2.1 even if it never says so, and its heading path says it."""
+    paths = heading_paths(text)
+    positions = [position for position, _ in paths]
+    by_path: dict[tuple[str, ...], list[str]] = {(): []}
+    bodies: list[list[str]] = []
+    headings: list[list[str]] = []
+    for start, end, _ in document.chunks:
+        above = bisect_right(positions, start) - 1
+        path = paths[above][1] if above >= 0 else ()
+        if path not in by_path:
+            by_path[path] = heading_tokens(path)
+        bodies.append(tokenize(text[start:end]))
+        headings.append(by_path[path])
+    return DocumentTokens(
+        title=title_tokens(document.title),
+        path=path_tokens(document.location, document.title),
+        bodies=bodies,
+        headings=headings,
+    )
+
+
+def _rows(vocabulary: np.ndarray, ids: np.ndarray, lengths: np.ndarray) -> list[list[str]]:
+    words = vocabulary[ids].tolist() if vocabulary.size else []
     out: list[list[str]] = []
-    for start, end, heading in document.chunks:
-        out.append(title_tokens + tokenize(heading) + tokenize(text[start:end]))
+    start = 0
+    for end in np.cumsum(lengths).tolist():
+        out.append([w for w in words[start:end] if w])
+        start = end
     return out
+
+
+def _ids(streams: dict[str, list[list[str]]]) -> tuple[list[str], dict[str, TokenIds]]:
+    """One vocabulary for every field, and each field's tokens as ids with each row's
+    length."""
+    vocabulary: dict[str, int] = {}
+    out: dict[str, TokenIds] = {}
+    for name, rows in streams.items():
+        ids = np.fromiter(
+            (vocabulary.setdefault(t, len(vocabulary)) for tokens in rows for t in tokens),
+            dtype=np.int32,
+        )
+        out[name] = ids, np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    return list(vocabulary), out
 
 
 def _extract_file(
     job: tuple[str, str, int],
-) -> tuple[list[tuple[IndexedDocument, str, list[list[str]]]], list[tuple[str, str, str]]]:
+) -> tuple[list[tuple[IndexedDocument, str, DocumentTokens]], list[tuple[str, str, str]]]:
     """Read, chunk and tokenize one file; runs in a worker process for big corpora."""
     from grounded_research.retrieval.snapshots import sha256_text
 
     path, location, chunk_size = job
     result = read_documents(Path(path), location)
-    documents: list[tuple[IndexedDocument, str, list[list[str]]]] = []
+    documents: list[tuple[IndexedDocument, str, DocumentTokens]] = []
     for document in result.documents:
         chunks = [(c.start, c.end, c.heading) for c in chunk_text(document.text, chunk_size)]
         indexed = IndexedDocument(

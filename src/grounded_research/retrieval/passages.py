@@ -2,8 +2,9 @@
 
 Pages found on the web have no index: their text is cut into passages with
 `chunk_text` (spans of the page's snapshot, so evidence stays verbatim) and the
-passages are scored with BM25 over those pages alone, with the same tokens as the
-local corpus (`tokenize`, the page title and the passage's heading included).
+passages are scored over those pages alone with the local corpus's rules: BM25F over
+the passage's words, its heading path, the page's title and its URL (`fields`,
+`bm25f`), times the boost for the query's category names.
 """
 
 from __future__ import annotations
@@ -11,70 +12,100 @@ from __future__ import annotations
 import math
 from collections import Counter
 from functools import lru_cache
+from urllib.parse import urlsplit
 
+import numpy as np
+
+from grounded_research.retrieval import fields
 from grounded_research.retrieval.base import SearchHit
+from grounded_research.retrieval.bm25f import K1, B
 from grounded_research.retrieval.web import WebPage
 from grounded_research.text.chunking import Chunk, chunk_text
 from grounded_research.text.tokenize import tokenize
 
-K1 = 1.5
-B = 0.75
+Row = dict[str, Counter[str]]  # a passage's tokens, field by field
 
 
 @lru_cache(maxsize=512)
 def _passages(
-    sha256: str, text: str, title: str, chunk_size: int
-) -> tuple[tuple[Chunk, ...], tuple[Counter[str], ...]]:
-    """Chunks of one page and their token counts, computed once per page and size."""
+    sha256: str, text: str, title: str, location: str, chunk_size: int
+) -> tuple[tuple[Chunk, ...], tuple[Row, ...]]:
+    """Chunks of one page and their tokens per field, computed once per page and size."""
     chunks = tuple(chunk_text(text, chunk_size))
-    title_tokens = tokenize(title)
-    counts = tuple(
-        Counter(title_tokens + tokenize(c.heading) + tokenize(text[c.start : c.end]))
+    url = urlsplit(location)
+    page = {
+        "title": Counter(fields.title_tokens(title)),
+        "path": Counter(fields.path_tokens(f"{url.hostname or ''}/{url.path}", title)),
+    }
+    rows = tuple(
+        {
+            "body": Counter(tokenize(text[c.start : c.end])),
+            "heading": Counter(fields.heading_tokens(c.headings)),
+            **page,
+        }
         for c in chunks
     )
-    return chunks, counts
+    return chunks, rows
 
 
 def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> list[SearchHit]:
-    """The `k` passages of these pages that best match `query` (BM25), best first."""
+    """The `k` passages of these pages that best match `query` (BM25F), best first."""
     query_terms = set(tokenize(query))
-    rows: list[tuple[WebPage, Chunk, Counter[str]]] = []
+    found: list[tuple[WebPage, Chunk, Row]] = []
     for page in pages:
         if page.status != "fetched" or not page.text:
             continue
-        chunks, counts = _passages(page.sha256, page.text, page.title, chunk_size)
-        rows.extend((page, chunk, count) for chunk, count in zip(chunks, counts, strict=True))
-    if not rows or not query_terms or k < 1:
+        chunks, rows = _passages(page.sha256, page.text, page.title, page.location, chunk_size)
+        found.extend((page, chunk, row) for chunk, row in zip(chunks, rows, strict=True))
+    if not found or not query_terms or k < 1:
         return []
-    total = len(rows)
-    average = sum(sum(count.values()) for _, _, count in rows) / total or 1.0
-    frequency = {t: sum(1 for _, _, count in rows if t in count) for t in query_terms}
-    scored: list[tuple[float, int, WebPage, Chunk]] = []
-    for order, (page, chunk, count) in enumerate(rows):
-        length = sum(count.values())
+    total = len(found)
+    names = list(fields.FIELD_WEIGHTS)
+    average = {
+        name: sum(sum(row[name].values()) for _, _, row in found) / total or 1.0 for name in names
+    }
+    frequency = {
+        t: sum(1 for _, _, row in found if any(t in row[name] for name in names))
+        for t in query_terms
+    }
+    scores = np.zeros(total, dtype=np.float32)
+    for order, (_, _, row) in enumerate(found):
         score = 0.0
         for term in query_terms:
-            tf = count.get(term, 0)
-            if not tf:
-                continue
-            idf = math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
-            score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
-        if score > 0:
-            scored.append((score, order, page, chunk))
-    scored.sort(key=lambda row: (-row[0], row[1]))
-    return [
-        SearchHit(
-            location=page.location,
-            title=page.title,
-            sha256=page.sha256,
-            start=chunk.start,
-            end=chunk.end,
-            text=page.text[chunk.start : chunk.end],
-            score=round(score, 6),
-            origin="web",
-            published=page.published,
-            retrieved_at=page.fetched_at or None,
-            note=f"cut at {page.cut_at} bytes (the byte cap)" if page.cut_at else "",
-        )
-        for score, _, page, chunk in scored[:k]
+            weighted = 0.0
+            for name in names:
+                tf = row[name].get(term, 0)
+                if tf:
+                    length = sum(row[name].values())
+                    b = B.get(name, 0.75)
+                    norm = 1 - b + b * length / average[name]
+                    weighted += fields.FIELD_WEIGHTS[name] * tf / norm
+            if weighted:
+                idf = math.log(1 + (total - frequency[term] + 0.5) / (frequency[term] + 0.5))
+                score += idf * weighted * (K1 + 1) / (weighted + K1)
+        scores[order] = score
+    held = [
+        np.array([any(name in row[f] for f in fields.NAME_FIELDS) for _, _, row in found])
+        for name in sorted(fields.query_names(query))
     ]
+    scores = fields.name_boost(scores, held)
+    ranked = sorted((i for i in range(total) if scores[i] > 0), key=lambda i: (-scores[i], i))
+    out: list[SearchHit] = []
+    for i in ranked[:k]:
+        page, chunk, _ = found[i]
+        out.append(
+            SearchHit(
+                location=page.location,
+                title=page.title,
+                sha256=page.sha256,
+                start=chunk.start,
+                end=chunk.end,
+                text=page.text[chunk.start : chunk.end],
+                score=round(float(scores[i]), 6),
+                origin="web",
+                published=page.published,
+                retrieved_at=page.fetched_at or None,
+                note=f"cut at {page.cut_at} bytes (the byte cap)" if page.cut_at else "",
+            )
+        )
+    return out

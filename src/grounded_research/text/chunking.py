@@ -23,14 +23,15 @@ _ABBREVIATION = re.compile(
 _BLOCK_LINE = re.compile(
     r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
 )
-_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Chunk:
     start: int
     end: int
-    heading: str = ""
+    heading: str = ""  # the nearest heading above the passage
+    headings: tuple[str, ...] = ()  # every enclosing heading, outermost first (h1 > h2 > h3)
 
 
 def paragraphs(text: str) -> list[Span]:
@@ -62,7 +63,7 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
     """Greedy passages of whole sentences up to about `chunk_size` characters; small
     paragraphs share a passage, a sentence longer than twice the size is cut at spaces."""
-    headings = [(m.start(), m.group(1).strip()) for m in _HEADING.finditer(text)]
+    headings = heading_paths(text)
     pieces: list[Span] = []
     for para_start, para_end in paragraphs(text):
         para_sentences = sentences(text, para_start, para_end)
@@ -139,10 +140,24 @@ def _trimmed(text: str, start: int, end: int) -> list[Span]:
     return [(start, end)] if end > start else []
 
 
-def _with_heading(span: Span, headings: list[tuple[int, str]]) -> Chunk:
-    heading = ""
-    for position, title in headings:
+def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
+    """Each markdown heading's position and its path: the heading with the nearest
+    heading of every higher level above it ("Release 15", "Changes", "Server")."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    stack: list[tuple[int, str]] = []
+    for match in _HEADING.finditer(text):
+        level, title = len(match.group(1)), match.group(2).strip()
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        out.append((match.start(), tuple(t for _, t in stack)))
+    return out
+
+
+def _with_heading(span: Span, headings: list[tuple[int, tuple[str, ...]]]) -> Chunk:
+    path: tuple[str, ...] = ()
+    for position, enclosing in headings:
         if position > span[0]:
             break
-        heading = title
-    return Chunk(span[0], span[1], heading)
+        path = enclosing
+    return Chunk(span[0], span[1], path[-1] if path else "", path)

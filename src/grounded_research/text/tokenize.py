@@ -15,7 +15,12 @@ import Stemmer
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = r"\u3040-\u30ff"
-_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|[^\W_]+(?:['’][^\W_]+)*")
+# A dotted number is one token, so that a version or release matches exactly: "3.11" is
+# neither "3.11.0" nor "3" and "11", "15" is not "15.15". Letters glued to it are a word of
+# their own ("python3.11" is "python" and "3.11"), except the "v" of "v2.1".
+_VERSION = r"[^\W\d_]*\d+(?:\.\d+)+"
+_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|{_VERSION}(?![^\W_])|[^\W_]+(?:['’][^\W_]+)*")
+_GLUED = re.compile(r"([^\W\d_]+)(\d.*)")
 _HAS_CJK = re.compile(rf"[{_CJK}{_KANA}]")
 _KANA_ONLY = re.compile(rf"[{_KANA}]")
 
@@ -216,6 +221,9 @@ def words(text: str) -> list[str]:
         piece = match.group(0)
         if _HAS_CJK.match(piece):
             out.extend(_cjk_terms(piece))
+        elif "." in piece and (glued := _GLUED.fullmatch(piece.lower())):
+            prefix, number = glued.groups()
+            out.extend([number] if prefix == "v" else [prefix, number])
         else:
             out.append(piece.lower())
     return out

@@ -1,0 +1,126 @@
+"""What a passage is about, besides its own words: the fields of a search.
+
+A passage of documentation rarely names what it belongs to: the notes of "Release 15"
+list changes without saying "15", the page on MERGE is one of a thousand pages of
+PostgreSQL that never say "PostgreSQL". Its document's title, the path of headings above
+it (all of them, "Release 15 > Changes > Server", not only the nearest) and the file's
+path and name do. Each is a field of the passage with its own weight in a BM25F
+(`bm25f`).
+
+Names in the query (products, commands, versions: "PostgreSQL", "MERGE", "3.11") are
+strong evidence of what a document is about when a field holds them: a page of Django
+that mentions PostgreSQL in passing is not about PostgreSQL. A passage gains
+NAME_BOOST for the share of the query's names that its fields hold, counting only names
+that many documents' fields hold (NAME_MIN_SHARE): those BM25 underrates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from grounded_research.text.tokenize import STOPWORDS, tokenize
+
+# BM25F weights: one occurrence in the field counts as this many in the passage's text.
+FIELD_WEIGHTS = {"body": 1.0, "heading": 1.0, "title": 1.0, "path": 0.5}
+NAME_FIELDS = ("heading", "title", "path")  # where a name says what a passage is about
+NAME_BOOST = 1.0  # at most: a passage whose fields hold every name of the query
+# A name is a category of the corpus when the fields of at least this share of its
+# passages hold it ("postgresql" in the path of a third of the Debian docs): BM25 gives
+# it little weight for being common, yet a question naming it asks about that part of the
+# corpus. A rarer name (an entity's title) needs no boost, its IDF does the work, and
+# boosting it would lift its namesakes (HotpotQA's distractors) over the passage that
+# answers.
+NAME_MIN_SHARE = 0.03
+
+# "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
+# section numbers say where a page sits, not what it is about, and would match the
+# numbers of a question ("PostgreSQL 17" is not chapter "17.3").
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:Chapter|Appendix|Part|Section)\s+[\dA-Z]+(?:\.\d+)*\.?\s+"
+    r"|(?:[A-Z]|\d+)(?:\.\d+)*\.\s+)"
+)
+_TITLE_SEPARATOR = re.compile(r"\s+[—–|·-]\s+|\s+::\s+")
+# In a file name, dashes and underscores stand for the dots a name cannot hold:
+# "release-15-15.html" is release 15.15, "3_5_3.html" is 3.5.3.
+_PATH_VERSION = re.compile(r"(?<![^\W_])\d+(?:[-_]\d+)+(?![^\W_])")
+_PATH_SEPARATOR = re.compile(r"[/\\]+")
+_SUFFIX = re.compile(r"\.(?:html?|md|markdown|txt|pdf|jsonl)$", re.IGNORECASE)
+_WORD = re.compile(r"\S+")
+_NAME_WITH_NUMBER = re.compile(r"([^\W\d_]{2,})\d+")  # "sqlite3" is SQLite's too
+_INNER_CAPITAL = re.compile(r"[^\W_].*[A-Z]")
+
+
+def split_title(title: str) -> tuple[str, str]:
+    """A title's own part and the site's name after it, when the title has one
+    ("Django 3.2.6 release notes — Django 3.2.25 documentation")."""
+    parts = _TITLE_SEPARATOR.split(title.strip())
+    if len(parts) < 2 or not parts[0]:
+        return title.strip(), ""
+    return " — ".join(parts[:-1]), parts[-1]
+
+
+def without_numbering(heading: str) -> str:
+    return _NUMBERING.sub("", heading, count=1)
+
+
+def title_tokens(title: str) -> list[str]:
+    return tokenize(without_numbering(split_title(title)[0]))
+
+
+def heading_tokens(headings: Iterable[str]) -> list[str]:
+    return [token for heading in headings for token in tokenize(without_numbering(heading))]
+
+
+def path_tokens(location: str, title: str = "") -> list[str]:
+    """The words of a file's path (its folders and name, dashed versions made dotted,
+    "sqlite3" also "sqlite") and of the site's name in its title: where a document
+    lives."""
+    stem = _SUFFIX.sub("", location)
+    parts = [
+        _PATH_VERSION.sub(lambda m: re.sub(r"[-_]", ".", m.group(0)), p)
+        for p in _PATH_SEPARATOR.split(stem)
+    ]
+    site = split_title(title)[1]
+    tokens = tokenize(" ".join([*parts, site]))
+    named = [m.group(1) for t in tokens if (m := _NAME_WITH_NUMBER.fullmatch(t))]
+    return list(dict.fromkeys(tokens + named))
+
+
+def query_names(query: str) -> set[str]:
+    """The query's tokens that come from names: words with a capital inside or after
+    the first word ("PostgreSQL", "MERGE", "Django"), with digits ("A1", "3.11"), with
+    an underscore ("work_mem"), and a number right after a name ("PostgreSQL 15").
+    A capitalised first word is a name only if it looks like one on its own."""
+    names: list[str] = []
+    previous_is_name = False
+    for position, match in enumerate(_WORD.finditer(query)):
+        word = match.group(0).strip("\"'“”‘’()[]{},.;:!?")
+        if not word:
+            previous_is_name = False
+            continue
+        looks_named = bool(
+            _INNER_CAPITAL.match(word)
+            or (any(c.isdigit() for c in word) and any(c.isalpha() or c == "." for c in word))
+            or "_" in word
+        )
+        capital = word[0].isupper() and position > 0
+        number = word.replace(".", "").isdigit()
+        is_name = looks_named or capital or (number and previous_is_name)
+        if is_name and word.lower() not in STOPWORDS:
+            names.extend(tokenize(word))
+        previous_is_name = is_name and not number
+    return set(names)
+
+
+def name_boost(scores: np.ndarray, held: Sequence[np.ndarray]) -> np.ndarray:
+    """`scores` times 1 + NAME_BOOST x the share of the query's category names (see
+    NAME_MIN_SHARE) that each passage's fields hold; `held`: one mask per name."""
+    categories = [mask for mask in held if mask.mean() >= NAME_MIN_SHARE]
+    if not categories or not NAME_BOOST:
+        return scores
+    share: np.ndarray = np.mean(np.stack(categories), axis=0)
+    boosted: np.ndarray = scores * (1.0 + NAME_BOOST * share)
+    return boosted.astype(np.float32)

@@ -1,0 +1,157 @@
+"""Retrieval that reads document structure: fields, heading paths, exact versions, names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grounded_research.retrieval.fields import (
+    path_tokens,
+    query_names,
+    split_title,
+    title_tokens,
+)
+from grounded_research.retrieval.local import open_corpus
+from grounded_research.text.tokenize import tokenize
+from tests.conftest import write
+
+
+def test_title_fields_drop_section_numbers_and_the_site_name() -> None:
+    assert split_title("Django 3.2.6 release notes — Django 3.2.25 documentation") == (
+        "Django 3.2.6 release notes",
+        "Django 3.2.25 documentation",
+    )
+    assert title_tokens("E.21. Release 15") == ["releas", "15"]
+    assert title_tokens("Chapter 23. Managing Databases") == ["manag", "databas"]
+    assert "15.15" in path_tokens("postgresql-doc-15/html/release-15-15.html")
+    assert "3.5.3" in path_tokens("sqlite3-doc/releaselog/3_5_3.html")
+
+
+def test_names_of_the_query() -> None:
+    assert query_names("In which PostgreSQL release was the MERGE command added?") == {
+        "postgresql",
+        "merg",
+    }
+    assert query_names("What is new in PostgreSQL 15?") == {"postgresql", "15"}
+    assert query_names("What energy density do solid-state cells reach?") == set()
+    assert query_names("Django 3.2 and work_mem") == {"3.2", "work", "mem"}
+
+
+def test_release_15_is_not_release_15_15(tmp_path: Path, cache_dir: str) -> None:
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "release-15.md",
+        "# Release 15\n\nRelease date: 2022-10-13\n\nThis release adds the MERGE command.\n",
+    )
+    write(
+        root,
+        "release-15-15.md",
+        "# Release 15.15\n\nRelease date: 2025-11-13\n\nThis release contains a variety of "
+        "fixes from 15.14. For new features in major release 15, see release 15.\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 600)
+    assert corpus.search_sync("When was release 15 released?", 2)[0].location == "release-15.md"
+    assert corpus.search_sync("release 15.15 date", 2)[0].location == "release-15-15.md"
+
+
+def test_the_heading_path_says_which_release_a_passage_is_in(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    root = tmp_path / "corpus"
+    notes = "Partitioned tables prune partitions faster when the planner sees many of them."
+    write(
+        root,
+        "notes.md",
+        f"# Release notes\n\n## Release 15\n\n### Server\n\n{notes}\n\n"
+        f"## Release 14\n\n### Server\n\n{notes}\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 60)
+    for asked, other in (("14", "15"), ("15", "14")):
+        hits = corpus.search_sync(f"partitions in release {asked}", 5)
+        hit = next(h for h in hits if h.text == notes)
+        text = corpus.text(hit.sha256)
+        assert text.rfind(f"## Release {asked}", 0, hit.start) > text.rfind(
+            f"## Release {other}", 0, hit.start
+        )
+
+
+def test_a_named_product_outranks_pages_of_another_that_mention_it(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "postgresql/sql-merge.md",
+        "# MERGE\n\nMERGE — conditionally insert, update, or delete rows of a table.\n",
+    )
+    write(
+        root,
+        "django/databases.md",
+        "# Databases\n\nDjango supports PostgreSQL. On PostgreSQL, Django can insert or "
+        "update rows of a table in one query; PostgreSQL notes below.\n",
+    )
+    for name in ("cache", "forms", "admin", "templates"):
+        write(root, f"django/{name}.md", f"# {name}\n\nDjango {name} work with every backend.\n")
+    corpus = open_corpus(str(root), cache_dir, 600)
+    hits = corpus.search_sync("Which PostgreSQL command can insert or update rows?", 2)
+    assert hits[0].location == "postgresql/sql-merge.md"
+
+
+def test_bm25f_of_the_text_alone_ranks_as_bm25_and_survives_a_reload(tmp_path: Path) -> None:
+    import bm25s
+    import numpy as np
+
+    from grounded_research.retrieval import bm25f
+
+    rows = [
+        "solid state cells reach 450 Wh/kg in the lab",
+        "sodium ion cells are cheap and cells last long",
+        "the pilot line in Lund makes solid cells",
+        "recycling recovers lithium from old cells",
+    ]
+    tokens = [tokenize(r) for r in rows]
+    vocabulary = sorted({t for row in tokens for t in row})
+    number = {t: i for i, t in enumerate(vocabulary)}
+    ids = np.array([number[t] for row in tokens for t in row], dtype=np.int32)
+    lengths = np.array([len(row) for row in tokens], dtype=np.int64)
+    empty = (np.zeros(0, dtype=np.int32), np.zeros(4, dtype=np.int64))
+    no_titles = (np.zeros(0, dtype=np.int32), np.zeros(4, dtype=np.int64))
+    index = bm25f.build(
+        vocabulary,
+        {"body": (ids, lengths), "heading": empty, "title": no_titles},
+        np.arange(4, dtype=np.int32),
+    )
+    reference = bm25s.BM25(k1=bm25f.K1, b=bm25f.B["body"])
+    reference.index(tokens, show_progress=False)
+    query = tokenize("solid cells from Lund")
+    ours = index.scores(dict.fromkeys(query, 1.0), {"body": 1.0})
+    theirs = reference.get_scores(query)
+    assert list(np.argsort(-ours, kind="stable")) == list(np.argsort(-theirs, kind="stable"))
+    assert np.allclose(ours, theirs * (bm25f.K1 + 1), rtol=1e-5)
+    bm25f.save(index, tmp_path / "index")
+    again = bm25f.load(tmp_path / "index")
+    assert np.allclose(again.scores(dict.fromkeys(query, 1.0), {"body": 1.0}), ours)
+
+
+def test_web_passages_get_the_same_fields() -> None:
+    from grounded_research.retrieval.passages import rank_passages
+    from grounded_research.retrieval.web import WebPage
+
+    def page(url: str, title: str, text: str) -> WebPage:
+        return WebPage(url=url, status="fetched", location=url, title=title, sha256=url, text=text)
+
+    pages = [
+        page(
+            "https://docs.example.org/django/databases.html",
+            "Databases",
+            "Django supports PostgreSQL. On PostgreSQL, Django can insert or update rows of "
+            "a table in one query; PostgreSQL notes below.",
+        ),
+        page(
+            "https://www.postgresql.org/docs/15/sql-merge.html",
+            "MERGE",
+            "MERGE — conditionally insert, update, or delete rows of a table.",
+        ),
+    ]
+    hits = rank_passages(pages, "Which PostgreSQL command can insert or update rows?", 2, 600)
+    assert hits[0].location.endswith("sql-merge.html")
