@@ -196,3 +196,35 @@ def test_the_router_follows_the_gap_checks_decision() -> None:
     assert isinstance(sends, list) and [s.arg for s in sends] == update["follow_ups"]
     state.follow_ups = []
     assert research_gaps_or_write(state) == "write_report"
+
+
+def test_a_question_split_in_parts_is_unanswered_only_when_no_part_is_answered() -> None:
+    from grounded_research.gaps.check import whole_answered_by_parts
+
+    state = State(
+        question="When did A ship, and what does B cost?",
+        sub_questions=[
+            SubQuestion(id="q0", text="When did A ship, and what does B cost?"),
+            SubQuestion(id="q1", text="When did A ship"),
+            SubQuestion(id="q2", text="what does B cost?"),
+        ],
+    )
+
+    def gap(sub_question_id: str, kind: Any = "unanswered") -> Gap:
+        return Gap(
+            id=f"{sub_question_id}:{kind}",
+            sub_question_id=sub_question_id,
+            kind=kind,
+            detail=sub_question_id,
+        )
+
+    one_open = whole_answered_by_parts(state, {"q0": [gap("q0")], "q1": [], "q2": [gap("q2")]})
+    assert one_open["q0"] == [] and one_open["q2"] == [gap("q2")]
+
+    all_open = whole_answered_by_parts(
+        state, {"q0": [gap("q0", "facet")], "q1": [gap("q1")], "q2": [gap("q2")]}
+    )
+    assert [(g.kind, g.detail) for g in all_open["q0"]] == [
+        ("facet", "q0"),
+        ("unanswered", "q1; q2"),
+    ]

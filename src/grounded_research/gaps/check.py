@@ -11,9 +11,16 @@ from __future__ import annotations
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.judgement import judged_by_model
-from grounded_research.gaps.rules import conflict_gaps, coverage_gaps, uncovered
+from grounded_research.gaps.rules import conflict_gaps, coverage_gaps, new_gap, uncovered
 from grounded_research.models import NodeModel
-from grounded_research.state import Gap, ResearchTask, State, SubQuestion, searched_key
+from grounded_research.state import (
+    WHOLE_QUESTION_ID,
+    Gap,
+    ResearchTask,
+    State,
+    SubQuestion,
+    searched_key,
+)
 from grounded_research.text.facts import named_terms
 
 
@@ -24,11 +31,29 @@ async def find_gaps(state: State, context: Context, llm: NodeModel | None) -> li
         sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context)
         for sq in state.sub_questions
     }
+    per_sub_question = whole_answered_by_parts(state, per_sub_question)
     if llm is not None:
         per_sub_question = await judged_by_model(llm, state, per_sub_question, context)
     gaps = [gap for found in per_sub_question.values() for gap in found]
     gaps.extend(conflict_gaps(state))
     return gaps
+
+
+def whole_answered_by_parts(state: State, gaps: dict[str, list[Gap]]) -> dict[str, list[Gap]]:
+    """A question the plan split into parts ("when … and what …") is answered part by
+    part: it is unanswered only when none of its parts is answered, each part's own
+    verdict standing under it."""
+    parts = [sq.id for sq in state.sub_questions if sq.id != WHOLE_QUESTION_ID]
+    if not parts or WHOLE_QUESTION_ID not in gaps:
+        return gaps
+    whole = [g for g in gaps[WHOLE_QUESTION_ID] if g.kind != "unanswered"]
+    unanswered = [g for part in parts for g in gaps.get(part, []) if g.kind == "unanswered"]
+    if len({g.sub_question_id for g in unanswered}) == len(parts):
+        sub_question = next(sq for sq in state.sub_questions if sq.id == WHOLE_QUESTION_ID)
+        detail = "; ".join(dict.fromkeys(g.detail for g in unanswered))
+        queries = [q for g in unanswered for q in g.follow_up_queries]
+        whole.append(new_gap(state, sub_question, "unanswered", detail, queries))
+    return {**gaps, WHOLE_QUESTION_ID: whole}
 
 
 def next_research(
