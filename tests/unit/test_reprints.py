@@ -80,3 +80,18 @@ def test_dates_written_in_common_forms_sort() -> None:
     assert date_key("21 May 2024") == "2024-05-21"
     assert date_key("May 21, 2024") == "2024-05-21"
     assert date_key(None) == ""
+
+
+@pytest.mark.parametrize(("added", "reprint"), [(45, True), (70, False)])
+def test_the_verdict_is_the_exact_similarity_not_the_estimate(added: int, reprint: bool) -> None:
+    """198 shared shingles: with 45 more words the copy is at 0.81 (a reprint), with 70
+    at 0.74 (not); an estimate near 0.8 would fall either way by chance."""
+    article = " ".join(f"word{i}" for i in range(200))
+    copy = article + " " + " ".join(f"note{i}" for i in range(added))
+    texts = {sha256_text(article): article, sha256_text(copy): copy}
+    sources = [
+        Source(id="a", location="a.md", status="fetched", sha256=sha256_text(article)),
+        Source(id="b", location="b.md", status="fetched", sha256=sha256_text(copy)),
+    ]
+
+    assert (find_reprints(sources, texts.__getitem__) == {"b": "a"}) is reprint

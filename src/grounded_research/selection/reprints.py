@@ -1,8 +1,9 @@
 """Reprints: the same article under another name counts as one source, not two.
 
-MinHash over word 3-shingles estimates the Jaccard similarity of two texts; at 0.8 or
-more the later copy (by its published date, then its location) is a duplicate of the
-earliest one.
+MinHash over word 3-shingles finds the candidate pairs fast (LSH, at a lower threshold
+than the verdict, since an estimate near 0.8 falls on either side by chance); the exact
+Jaccard similarity of the two shingle sets decides: at 0.8 or more the later copy (by
+its published date, then its location) is a duplicate of the earliest one.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from grounded_research.text.dates import date_key
 from grounded_research.text.tokenize import words
 
 THRESHOLD = 0.8
+CANDIDATE_THRESHOLD = 0.5
 PERMUTATIONS = 128
 
 
 def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[str, str]:
     """Map each reprint's source id to the id of the source it copies."""
     ordered = sorted(sources, key=lambda s: (date_key(s.published) or "9999", s.location))
-    index = MinHashLSH(threshold=THRESHOLD, num_perm=PERMUTATIONS)
+    index = MinHashLSH(threshold=CANDIDATE_THRESHOLD, num_perm=PERMUTATIONS)
+    sha_of = {s.id: s.sha256 for s in ordered}
     originals: dict[str, str] = {}
     by_hash: dict[str, str] = {}
     for source in ordered:
@@ -34,13 +37,28 @@ def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[
             originals[source.id] = by_hash[source.sha256]
             continue
         signature = _signature(source.sha256, text_of)
-        similar = index.query(signature)
+        mine = shingles(text_of(source.sha256))
+        similar = [
+            other
+            for other in index.query(signature)
+            if jaccard(mine, shingles(text_of(sha_of[other]))) >= THRESHOLD
+        ]
         if similar:
             originals[source.id] = min(similar, key=[s.id for s in ordered].index)
             continue
         index.insert(source.id, signature)
         by_hash[source.sha256] = source.id
     return originals
+
+
+def shingles(text: str) -> set[str]:
+    """The text's word 3-shingles."""
+    tokens = words(text)
+    return {" ".join(tokens[i : i + 3]) for i in range(max(1, len(tokens) - 2))}
+
+
+def jaccard(left: set[str], right: set[str]) -> float:
+    return len(left & right) / len(left | right) if left or right else 1.0
 
 
 SIGNATURES_KEPT = 4096  # ~3 kB each: what a process keeps at most
@@ -62,10 +80,8 @@ class _Signatures:
             if known is not None:
                 self._known.move_to_end(sha256)
                 return known
-        tokens = words(text_of(sha256))
-        shingles = {" ".join(tokens[i : i + 3]) for i in range(max(1, len(tokens) - 2))}
         signature = MinHash(num_perm=PERMUTATIONS)
-        signature.update_batch([s.encode("utf-8") for s in shingles])
+        signature.update_batch([s.encode("utf-8") for s in shingles(text_of(sha256))])
         with self._lock:
             self._known[sha256] = signature
             while len(self._known) > self.kept:
