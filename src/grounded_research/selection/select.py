@@ -52,7 +52,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
     text_of = _snapshot_reader(store)
     readable = [s for s in state.sources.values() if s.status == "fetched"]
     reprints = find_reprints(readable, store.get)
-    candidates = candidates_per_sub_question(state, reprints, store)
+    candidates = candidates_per_sub_question(state, reprints)
     owner = best_sub_question_per_passage(candidates)
     owned = {
         sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
@@ -94,21 +94,25 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
 
 
 def candidates_per_sub_question(
-    state: State, reprints: dict[str, str], store: SnapshotStore
+    state: State, reprints: dict[str, str]
 ) -> dict[str, list[Evidence]]:
-    """Evidence from readable sources, best first. A reprint's passage stays out when its
-    original says the same thing: only what the copy adds (an editor's note, a changed
-    figure) is worth a place of its own."""
+    """Evidence from readable sources, best first. A reprint's passage stays out when a
+    passage found in its original says the same thing: only what the copy adds (an
+    editor's note, a changed figure) is worth a place of its own, and what it shares is
+    kept once, from whichever of the two the search found."""
+    found_in: dict[str, list[str]] = {}
+    for record in state.evidence.values():
+        found_in.setdefault(record.source_id, []).append(normalize(record.text))
     grouped: dict[str, list[Evidence]] = {}
     for record in state.evidence.values():
         source = state.sources.get(record.source_id)
         if source is None or source.status != "fetched":
             continue
         original = reprints.get(source.id)
-        if original in state.sources and normalize(record.text) in normalize(
-            store.get(state.sources[original].sha256)
-        ):
-            continue
+        if original is not None:
+            text = normalize(record.text)
+            if any(text in passage for passage in found_in.get(original, [])):
+                continue
         grouped.setdefault(record.sub_question_id, []).append(record)
     return {
         sub_question_id: sorted(records, key=lambda r: (-r.score, r.round, r.id))
