@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from grounded_research.retrieval import fields
 from grounded_research.retrieval.fields import (
     path_tokens,
     query_names,
@@ -76,8 +79,10 @@ def test_the_heading_path_says_which_release_a_passage_is_in(
 
 
 def test_a_named_product_outranks_pages_of_another_that_mention_it(
-    tmp_path: Path, cache_dir: str
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """(A product of a real corpus spans many documents, this one's a few.)"""
+    monkeypatch.setattr(fields, "NAME_MIN_DOCUMENTS", 1)
     root = tmp_path / "corpus"
     write(
         root,
@@ -133,7 +138,8 @@ def test_bm25f_of_the_text_alone_ranks_as_bm25_and_survives_a_reload(tmp_path: P
     assert np.allclose(again.scores(dict.fromkeys(query, 1.0), {"body": 1.0}), ours)
 
 
-def test_web_passages_get_the_same_fields() -> None:
+def test_web_passages_get_the_same_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fields, "NAME_MIN_DOCUMENTS", 1)
     from grounded_research.retrieval.passages import rank_passages
     from grounded_research.retrieval.web import WebPage
 
@@ -155,3 +161,13 @@ def test_web_passages_get_the_same_fields() -> None:
     ]
     hits = rank_passages(pages, "Which PostgreSQL command can insert or update rows?", 2, 600)
     assert hits[0].location.endswith("sql-merge.html")
+
+
+def test_a_name_few_documents_hold_is_no_category() -> None:
+    """A company in five file names of a small corpus is a subject, not a part of the
+    corpus: its passages get no boost beyond what BM25F gives them."""
+    import numpy as np
+
+    scores = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    held = [np.array([True, True, False, False])]
+    assert (fields.name_boost(scores, held, np.array([0, 1, 2, 3])) == scores).all()

@@ -11,7 +11,8 @@ Names in the query (products, commands, versions: "PostgreSQL", "MERGE", "3.11")
 strong evidence of what a document is about when a field holds them: a page of Django
 that mentions PostgreSQL in passing is not about PostgreSQL. A passage gains
 NAME_BOOST for the share of the query's names that its fields hold, counting only names
-that many documents' fields hold (NAME_MIN_SHARE): those BM25 underrates.
+that the fields of many passages and documents hold (NAME_MIN_SHARE, NAME_MIN_DOCUMENTS):
+those BM25 underrates.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ NAME_BOOST = 1.0  # at most: a passage whose fields hold every name of the query
 # boosting it would lift its namesakes (HotpotQA's distractors) over the passage that
 # answers.
 NAME_MIN_SHARE = 0.03
+# ... and of at least this many documents: in a small corpus (the example set's 13
+# files) one document is already 3% of it, and a company named in five file names is a
+# subject, not a part of the corpus.
+NAME_MIN_DOCUMENTS = 50
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
@@ -115,10 +120,15 @@ def query_names(query: str) -> set[str]:
     return set(names)
 
 
-def name_boost(scores: np.ndarray, held: Sequence[np.ndarray]) -> np.ndarray:
+def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.ndarray) -> np.ndarray:
     """`scores` times 1 + NAME_BOOST x the share of the query's category names (see
-    NAME_MIN_SHARE) that each passage's fields hold; `held`: one mask per name."""
-    categories = [mask for mask in held if mask.mean() >= NAME_MIN_SHARE]
+    NAME_MIN_SHARE, NAME_MIN_DOCUMENTS) that each passage's fields hold; `held`: one
+    mask per name, `documents`: each passage's document."""
+    categories = [
+        mask
+        for mask in held
+        if mask.mean() >= NAME_MIN_SHARE and np.unique(documents[mask]).size >= NAME_MIN_DOCUMENTS
+    ]
     if not categories or not NAME_BOOST:
         return scores
     share: np.ndarray = np.mean(np.stack(categories), axis=0)

@@ -379,7 +379,7 @@ class LocalCorpus:
         total = self._index.scores(terms, fields.FIELD_WEIGHTS)
         names = sorted(fields.query_names(query))
         held = [self._index.holds(name, fields.NAME_FIELDS) for name in names]
-        return fields.name_boost(total, held)
+        return fields.name_boost(total, held, self._chunk_document)
 
     def search_sync(self, query: str, k: int) -> list[SearchHit]:
         if self._index is None or k < 1:

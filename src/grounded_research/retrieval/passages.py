@@ -88,7 +88,9 @@ def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> 
         np.array([any(name in row[f] for f in fields.NAME_FIELDS) for _, _, row in found])
         for name in sorted(fields.query_names(query))
     ]
-    scores = fields.name_boost(scores, held)
+    number = {id(page): i for i, page in enumerate(pages)}
+    documents = np.array([number[id(page)] for page, _, _ in found])
+    scores = fields.name_boost(scores, held, documents)
     ranked = sorted((i for i in range(total) if scores[i] > 0), key=lambda i: (-scores[i], i))
     out: list[SearchHit] = []
     for i in ranked[:k]:

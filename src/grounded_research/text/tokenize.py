@@ -15,11 +15,13 @@ import Stemmer
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = r"\u3040-\u30ff"
-# A dotted number is one token, so that a version or release matches exactly: "3.11" is
-# neither "3.11.0" nor "3" and "11", "15" is not "15.15". Letters glued to it are a word of
-# their own ("python3.11" is "python" and "3.11"), except the "v" of "v2.1".
+_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|[^\W_]+(?:['’][^\W_]+)*")
+# In search tokens a dotted number is one token, so that a version or release matches
+# exactly: "3.11" is neither "3.11.0" nor "3" and "11", "15" is not "15.15". Letters glued
+# to it are a word of their own ("python3.11" is "python" and "3.11"), except the "v" of
+# "v2.1".
 _VERSION = r"[^\W\d_]*\d+(?:\.\d+)+"
-_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|{_VERSION}(?![^\W_])|[^\W_]+(?:['’][^\W_]+)*")
+_SEARCH_TOKEN = re.compile(rf"[{_CJK}{_KANA}]+|{_VERSION}(?![^\W_])|[^\W_]+(?:['’][^\W_]+)*")
 _GLUED = re.compile(r"([^\W\d_]+)(\d.*)")
 _HAS_CJK = re.compile(rf"[{_CJK}{_KANA}]")
 _KANA_ONLY = re.compile(rf"[{_KANA}]")
@@ -215,9 +217,14 @@ def has_cjk(text: str) -> bool:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased words and CJK terms, stopwords kept, nothing stemmed."""
+    """Lower-cased words and CJK terms, stopwords kept, nothing stemmed, dotted numbers
+    split (reprints compare texts by these)."""
+    return _words(text, _TOKEN)
+
+
+def _words(text: str, pattern: re.Pattern[str]) -> list[str]:
     out: list[str] = []
-    for match in _TOKEN.finditer(text):
+    for match in pattern.finditer(text):
         piece = match.group(0)
         if _HAS_CJK.match(piece):
             out.extend(_cjk_terms(piece))
@@ -230,10 +237,10 @@ def words(text: str) -> list[str]:
 
 
 def tokenize(text: str) -> list[str]:
-    """Index/query tokens: stopwords dropped, English stemmed."""
+    """Index/query tokens: stopwords dropped, English stemmed, dotted numbers whole."""
     stemmer = _stemmer()
     tokens: list[str] = []
-    for word in words(text):
+    for word in _words(text, _SEARCH_TOKEN):
         if word in STOPWORDS:
             continue
         tokens.append(word if has_cjk(word) else stemmer.stemWord(word))
@@ -241,8 +248,12 @@ def tokenize(text: str) -> list[str]:
 
 
 def content_words(text: str) -> list[str]:
-    """Words that carry meaning (no stopwords), unstemmed, in order, once each."""
-    return list(dict.fromkeys(w for w in words(text) if w not in STOPWORDS and len(w) > 1))
+    """Words that carry meaning (no stopwords), unstemmed, in order, once each; a dotted
+    number is one word, as in `tokenize` (a facet "15.15" is covered by "15.15", not by
+    "15")."""
+    return list(
+        dict.fromkeys(w for w in _words(text, _SEARCH_TOKEN) if w not in STOPWORDS and len(w) > 1)
+    )
 
 
 def _cjk_terms(run: str) -> list[str]:
