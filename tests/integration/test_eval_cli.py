@@ -28,7 +28,11 @@ runner = CliRunner()
 
 CI_EXAMPLE_IDS = ("ss-01", "ss-02", "ss-05", "ss-10", "ss-14", "ss-19", "ss-23", "ss-27")
 # Measured on these questions (retrieved / selected / report), minus about ten points:
-# gold 92/88/72, answer 100/100/67, fact 100/92/75, citations 100%, unanswerable 2/2.
+# gold 92/88/72, answer 100/100/67, fact 100/92/75, citations 100%. Unanswerable: 1 of 2
+# since "declared unanswered" means the report says it has no answer (an `unanswered` or
+# `no_evidence` verdict), not any open gap, and the answer of a multi-hop question may
+# sit in any selected passage (HotpotQA's answerable questions declared open: 60% -> 27%
+# on the first 30).
 CI_EXAMPLE_MINIMUMS = (
     "gold_recall.retrieved=0.80",
     "gold_recall.selected=0.78",
@@ -41,7 +45,7 @@ CI_EXAMPLE_MINIMUMS = (
     "fact_recall.report=0.65",
     "citation_validity=0.90",
     "claim_coverage=0.90",
-    "unanswerable_handled=0.90",
+    "unanswerable_handled=0.50",
     "completed=1",
 )
 # First ten HotpotQA questions: gold 100/60/45, answer 100/70/50, citations 100%.

@@ -73,18 +73,18 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     """Why the selected evidence does not answer the sub-question, or "" when it does.
     It answers when every subject the question names is named, all its names together
     (a name with a number as that exact phrase: "PostgreSQL 17" is not "17.3"), by a
-    passage or its source's title, and one of those passages holds a sentence with an
-    answer of the asked kind (a date, a version, a number, a name)."""
+    passage or its source's title; and a selected passage that mentions what a "what X"
+    question asks about holds a sentence with an answer of the asked kind (a date, a
+    version, a number, a name) sharing a word with the question ("released")."""
     kind = asked_kind(sub_question.text)
-    about: list[Evidence] = []
     for subject in subjects(sub_question.text):
-        naming = [e for e in ranked if _names_subject(state, e, subject)]
-        if not naming:
+        if not any(_names_subject(state, e, subject) for e in ranked):
             names, phrases = subject
             shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
             return f"no passage names {shown}"
-        about.extend(naming)
-    holding = about or ranked
+    # The answer may sit in a passage about a name the first passages led to (the second
+    # hop of a question), so any selected passage may hold it.
+    holding = ranked
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": a passage that never says warranty does not answer
         holding = [e for e in holding if head in tokenize(_with_title(state, e))]
