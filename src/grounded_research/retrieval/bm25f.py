@@ -110,6 +110,25 @@ class Index:
         return out | documents[self.chunk_document] if documents.any() else out
 
 
+TokenIds = tuple[np.ndarray, np.ndarray]  # a field's token ids, and each row's length
+
+
+def token_ids(
+    streams: Mapping[str, Sequence[Sequence[str]]],
+) -> tuple[list[str], dict[str, TokenIds]]:
+    """One vocabulary for every field, and each field's tokens as ids with each row's
+    length: what `build` takes."""
+    vocabulary: dict[str, int] = {}
+    out: dict[str, TokenIds] = {}
+    for name, rows in streams.items():
+        ids = np.fromiter(
+            (vocabulary.setdefault(t, len(vocabulary)) for tokens in rows for t in tokens),
+            dtype=np.int32,
+        )
+        out[name] = ids, np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    return list(vocabulary), out
+
+
 def build(
     vocabulary: Sequence[str],
     rows: Mapping[str, tuple[np.ndarray, np.ndarray]],

@@ -18,10 +18,12 @@ those BM25 underrates.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from grounded_research.retrieval import bm25f
 from grounded_research.text.tokenize import STOPWORDS, tokenize
 
 # BM25F weights: one occurrence in the field counts as this many in the passage's text.
@@ -134,3 +136,15 @@ def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.nda
     share: np.ndarray = np.mean(np.stack(categories), axis=0)
     boosted: np.ndarray = scores * (1.0 + NAME_BOOST * share)
     return boosted.astype(np.float32)
+
+
+def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
+    """Every passage's score for this query: BM25F over its words and fields, times the
+    boost for the query's names its fields hold. The local index and web passages both
+    rank by it."""
+    terms = Counter(tokenize(query))
+    if not terms:
+        return np.zeros(index.chunks, dtype=np.float32)
+    total = index.scores(terms, FIELD_WEIGHTS)
+    held = [index.holds(name, NAME_FIELDS) for name in sorted(query_names(query))]
+    return name_boost(total, held, index.chunk_document)

@@ -18,7 +18,6 @@ import shutil
 import threading
 import time
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -48,7 +47,6 @@ DENSE: Callable[[Path], DenseIndex] | None = None
 # The fields: "body" (a passage's own words) and "heading" (its heading path) have a row
 # per passage, "title" and "path" one per document.
 FIELDS = ("body", "heading", "title", "path")
-TokenIds = tuple[np.ndarray, np.ndarray]  # a field's token ids, and each row's length
 
 
 @dataclass
@@ -113,7 +111,7 @@ class LocalCorpus:
         self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
-        self._unsaved_tokens: tuple[list[str], dict[str, TokenIds]] | None = None
+        self._unsaved_tokens: tuple[list[str], dict[str, bm25f.TokenIds]] | None = None
 
     # -- opening and refreshing ------------------------------------------------------
 
@@ -242,7 +240,7 @@ class LocalCorpus:
                     chunk_index.append(position)
                     streams["body"].append(body)
                     streams["heading"].append(heading)
-        vocabulary, ids = _ids(streams)
+        vocabulary, ids = bm25f.token_ids(streams)
         self._unsaved_tokens = vocabulary, ids
         self._documents = documents
         self._chunk_document = np.asarray(chunk_document, dtype=np.int32)
@@ -273,7 +271,7 @@ class LocalCorpus:
         temporary.write_text(json.dumps(manifest), encoding="utf-8")
         os.replace(temporary, self.index_dir / "manifest.json")
 
-    def _save_tokens(self, vocabulary: list[str], ids: dict[str, TokenIds]) -> None:
+    def _save_tokens(self, vocabulary: list[str], ids: dict[str, bm25f.TokenIds]) -> None:
         """Every field's tokens as vocabulary ids, in index order, beside the index."""
         arrays: dict[str, np.ndarray] = {}
         for name, (token_ids, lengths) in ids.items():
@@ -371,15 +369,10 @@ class LocalCorpus:
         return self._texts[sha256]
 
     def scores(self, query: str) -> np.ndarray:
-        """Every chunk's score for this query: BM25F over its words and fields, times
-        the boost for the query's names its fields hold (`fields`)."""
-        terms = Counter(tokenize(query))
-        if self._index is None or not terms:
+        """Every chunk's score for this query (`fields.query_scores`)."""
+        if self._index is None:
             return np.zeros(int(self._chunk_document.size), dtype=np.float32)
-        total = self._index.scores(terms, fields.FIELD_WEIGHTS)
-        names = sorted(fields.query_names(query))
-        held = [self._index.holds(name, fields.NAME_FIELDS) for name in names]
-        return fields.name_boost(total, held, self._chunk_document)
+        return fields.query_scores(self._index, query)
 
     def search_sync(self, query: str, k: int) -> list[SearchHit]:
         if self._index is None or k < 1:
@@ -453,20 +446,6 @@ def _rows(vocabulary: np.ndarray, ids: np.ndarray, lengths: np.ndarray) -> list[
         out.append([w for w in words[start:end] if w])
         start = end
     return out
-
-
-def _ids(streams: dict[str, list[list[str]]]) -> tuple[list[str], dict[str, TokenIds]]:
-    """One vocabulary for every field, and each field's tokens as ids with each row's
-    length."""
-    vocabulary: dict[str, int] = {}
-    out: dict[str, TokenIds] = {}
-    for name, rows in streams.items():
-        ids = np.fromiter(
-            (vocabulary.setdefault(t, len(vocabulary)) for tokens in rows for t in tokens),
-            dtype=np.int32,
-        )
-        out[name] = ids, np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    return list(vocabulary), out
 
 
 def _extract_file(
