@@ -28,6 +28,14 @@ def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[
     ordered = sorted(sources, key=lambda s: (date_key(s.published) or "9999", s.location))
     index = MinHashLSH(threshold=CANDIDATE_THRESHOLD, num_perm=PERMUTATIONS)
     sha_of = {s.id: s.sha256 for s in ordered}
+    known: dict[str, set[str]] = {}
+
+    def shingles_of(sha256: str) -> set[str]:
+        """Read and shingled only for the pairs LSH proposes, once each."""
+        if sha256 not in known:
+            known[sha256] = shingles(text_of(sha256))
+        return known[sha256]
+
     originals: dict[str, str] = {}
     by_hash: dict[str, str] = {}
     for source in ordered:
@@ -37,11 +45,11 @@ def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[
             originals[source.id] = by_hash[source.sha256]
             continue
         signature = _signature(source.sha256, text_of)
-        mine = shingles(text_of(source.sha256))
+        candidates = index.query(signature)
         similar = [
             other
-            for other in index.query(signature)
-            if jaccard(mine, shingles(text_of(sha_of[other]))) >= THRESHOLD
+            for other in candidates
+            if jaccard(shingles_of(source.sha256), shingles_of(sha_of[other])) >= THRESHOLD
         ]
         if similar:
             originals[source.id] = min(similar, key=[s.id for s in ordered].index)
