@@ -152,4 +152,5 @@ def _record(
             strategy="bm25",
             round=round_number,
             query=query,
+            headings=list(hit.headings),
         )

@@ -87,6 +87,11 @@ class Evidence(BaseModel):
     chunk_end: int | None = None
     round: int = 0
     query: str = ""
+    headings: list[str] = Field(
+        default_factory=list,
+        description="The heading path the passage lies under in its source, outermost "
+        'first ("Release 15.1" > "Migration to Version 15.1"): shown beside its quotes.',
+    )
 
     @property
     def passage(self) -> tuple[str, int, int]:

@@ -82,3 +82,20 @@ def test_chunks_record_their_whole_heading_path() -> None:
     assert chunks["New psql options."].headings == ("Release notes", "Release 15", "Client")
     assert chunks["Older notes."].headings == ("Release notes", "Release 14")
     assert chunks["Older notes."].heading == "Release 14"
+
+
+def test_a_heading_starts_a_passage_under_its_own_path() -> None:
+    """A section's words never share a passage with the section before it, so the path
+    a passage carries is the path of every sentence in it."""
+    text = (
+        "## Checkpoints\n\n###### checkpoint_timeout\n\nMaximum time between checkpoints. "
+        "The default is five minutes.\n\n###### max_wal_size\n\nThe default is 1 GB.\n"
+    )
+    chunks = chunk_text(text, 600)
+    passages = [text[c.start : c.end] for c in chunks]
+    assert len(chunks) == 2  # large enough for all, cut at the second setting's heading
+    assert passages[1] == "###### max_wal_size\n\nThe default is 1 GB."
+    assert chunks[1].headings == ("Checkpoints", "max_wal_size")
+    # headings in a row start one passage, which lies under the last of them
+    assert passages[0].startswith("## Checkpoints\n\n###### checkpoint_timeout")
+    assert chunks[0].headings == ("Checkpoints", "checkpoint_timeout")

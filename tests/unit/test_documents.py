@@ -122,3 +122,20 @@ def test_pages_without_a_main_frame_keep_their_headings_and_title(tmp_path: Path
     assert "## E.21. Release 15" in document.text
     assert "### E.21.1. Overview" in document.text
     assert document.title == "E.21. Release 15"
+
+
+def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path) -> None:
+    """A setting's or an option's description stays under its term, which becomes part
+    of its heading path; terms in a row are one heading."""
+    html = (
+        "<html><head><title>git-commit(1)</title></head><body><article><h2>OPTIONS</h2><dl>"
+        "<dt>-a</dt><dt>--all</dt><dd><p>Tell the command to automatically stage files "
+        "that have been modified and deleted.</p></dd>"
+        "<dt><code>max_wal_size</code> (<code>integer</code>)</dt>"
+        "<dd><p>Maximum size to let the WAL grow. The default is 1 GB.</p></dd>"
+        "</dl></article></body></html>"
+    )
+    path = write(tmp_path, "git-commit.html", html)
+    [document] = read_documents(path, "git-commit.html").documents
+    assert "###### -a, --all\n\nTell the command" in document.text
+    assert "###### `max_wal_size` (`integer`)\n\nMaximum size" in document.text

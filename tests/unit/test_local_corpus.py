@@ -38,6 +38,7 @@ def test_search_returns_exact_spans_of_snapshots(tmp_path: Path, cache_dir: str)
         assert store.get(hit.sha256)[hit.start : hit.end] == hit.text
     assert corpus.search_sync("Sodium-ion", 3)[0].location == "notes/x"
     assert corpus.search_sync("zzzz qqqq", 3) == []
+    assert hits[0].headings == ("Aurora",)  # the heading path its words lie under
 
 
 def test_chinese_question_finds_chinese_passage(tmp_path: Path, cache_dir: str) -> None:

@@ -23,6 +23,7 @@ class SearchHit:
     published: str | None = None
     retrieved_at: str | None = None  # when the source was fetched, if not just now
     note: str = ""  # e.g. that a web page was cut at the byte cap
+    headings: tuple[str, ...] = ()  # the heading path the passage lies under, outermost first
 
 
 @dataclass(frozen=True)

@@ -111,7 +111,7 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
     text = trafilatura.extract(
-        _framed(tree) if tree is not None else html,
+        _framed(_terms_as_headings(tree)) if tree is not None else html,
         output_format="markdown",
         include_tables=True,
         include_formatting=True,
@@ -127,6 +127,29 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     published = metadata.date if metadata and metadata.date else _date_in_text(text)
     author = metadata.author if metadata and metadata.author else None
     return Document(location, title, text, published, author)
+
+
+def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
+    """Definition lists as what they mean: each term (a setting, a function's signature,
+    a command's option) a heading over its description. trafilatura would render term and
+    description as two list items, and a passage cut between them loses what "The
+    default is 1 GB." is the default of; as headings, the term is in the heading path of
+    its description. Terms in a row (`-a`, `--all`) become one heading."""
+    for term in list(tree.iter("dt")):
+        previous = term.getprevious()
+        if previous is not None and previous.tag == "h6" and previous.get("data-term"):
+            separator = previous.makeelement("span", {})
+            separator.text, separator.tail = ", ", term.text
+            previous.append(separator)
+            for child in list(term):
+                previous.append(child)
+            term.drop_tree()
+            continue
+        term.tag = "h6"
+        term.set("data-term", "1")
+    for element in list(tree.iter("dl", "dd")):
+        element.tag = "div"
+    return tree
 
 
 def _framed(tree: HtmlElement) -> HtmlElement:

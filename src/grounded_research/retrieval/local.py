@@ -17,7 +17,6 @@ import os
 import shutil
 import threading
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -32,10 +31,10 @@ from grounded_research.retrieval.dense import DenseIndex, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
 from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
 from grounded_research.retrieval.snapshots import SnapshotStore
-from grounded_research.text.chunking import chunk_text, heading_paths
+from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
 INDEX_FOLDER = "bm25f"
@@ -55,7 +54,7 @@ class IndexedDocument:
     title: str
     sha256: str
     published: str | None
-    chunks: list[tuple[int, int, str]]  # start, end, heading
+    chunks: list[tuple[int, int, str]]  # start, end, heading path ("\n"-joined)
 
 
 @dataclass
@@ -159,7 +158,8 @@ class LocalCorpus:
         chunks = [(d, start, end, h) for d in self._documents for start, end, h in d.chunks]
 
         def text_of(i: int) -> str:
-            document, start, end, heading = chunks[i]
+            document, start, end, path = chunks[i]
+            heading = path.rsplit("\n", 1)[-1]
             return passage_text(document.title, heading, self.text(document.sha256)[start:end])
 
         return self._dense.sync([(d.sha256, start, end) for d, start, end, _ in chunks], text_of)
@@ -388,7 +388,7 @@ class LocalCorpus:
         for chunk_id in ranked:
             score = scores[chunk_id]
             document = self._documents[int(self._chunk_document[chunk_id])]
-            start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
+            start, end, path = document.chunks[int(self._chunk_index[chunk_id])]
             hits.append(
                 SearchHit(
                     location=document.location,
@@ -400,6 +400,7 @@ class LocalCorpus:
                     score=float(score),
                     origin="local",
                     published=document.published,
+                    headings=tuple(path.split("\n")) if path else (),
                 )
             )
         return hits
@@ -418,16 +419,12 @@ class LocalCorpus:
 def _tokenize_chunks(document: IndexedDocument, text: str) -> DocumentTokens:
     """A document's tokens, field by field: a passage under "## v2.1 release" is about
     v2.1 even if it never says so, and its heading path says it."""
-    paths = heading_paths(text)
-    positions = [position for position, _ in paths]
-    by_path: dict[tuple[str, ...], list[str]] = {(): []}
+    by_path: dict[str, list[str]] = {}
     bodies: list[list[str]] = []
     headings: list[list[str]] = []
-    for start, end, _ in document.chunks:
-        above = bisect_right(positions, start) - 1
-        path = paths[above][1] if above >= 0 else ()
+    for start, end, path in document.chunks:
         if path not in by_path:
-            by_path[path] = heading_tokens(path)
+            by_path[path] = heading_tokens(tuple(path.split("\n")) if path else ())
         bodies.append(tokenize(text[start:end]))
         headings.append(by_path[path])
     return DocumentTokens(
@@ -458,7 +455,9 @@ def _extract_file(
     result = read_documents(Path(path), location)
     documents: list[tuple[IndexedDocument, str, DocumentTokens]] = []
     for document in result.documents:
-        chunks = [(c.start, c.end, c.heading) for c in chunk_text(document.text, chunk_size)]
+        chunks = [
+            (c.start, c.end, "\n".join(c.headings)) for c in chunk_text(document.text, chunk_size)
+        ]
         indexed = IndexedDocument(
             location=document.location,
             title=document.title,

@@ -85,6 +85,7 @@ def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> 
                 published=page.published,
                 retrieved_at=page.fetched_at or None,
                 note=f"cut at {page.cut_at} bytes (the byte cap)" if page.cut_at else "",
+                headings=chunk.headings,
             )
         )
     return out

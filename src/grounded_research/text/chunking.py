@@ -62,8 +62,12 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 
 def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
     """Greedy passages of whole sentences up to about `chunk_size` characters; small
-    paragraphs share a passage, a sentence longer than twice the size is cut at spaces."""
+    paragraphs share a passage, a sentence longer than twice the size is cut at spaces.
+    A heading starts a passage (headings with nothing between them start one together):
+    each passage then lies under one heading path, the one its first words are under,
+    so "The default is 1 GB." is found, quoted and shown under "max_wal_size"."""
     headings = heading_paths(text)
+    heading_starts = {position for position, _ in headings}
     pieces: list[Span] = []
     for para_start, para_end in paragraphs(text):
         para_sentences = sentences(text, para_start, para_end)
@@ -73,21 +77,28 @@ def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
             pieces.append((-1, -1))  # paragraph mark
     chunks: list[Chunk] = []
     current: Span | None = None
+    content = -1  # where the current passage's first words after its headings start
     for piece in pieces:
         if piece == (-1, -1):
             if current and current[1] - current[0] >= chunk_size // 2:
-                chunks.append(_with_heading(current, headings))
+                chunks.append(_with_heading(current, content, headings))
                 current = None
             continue
+        is_heading = piece[0] in heading_starts
+        if current is not None and is_heading and content != -1:
+            chunks.append(_with_heading(current, content, headings))
+            current = None
         if current is None:
-            current = piece
+            current, content = piece, -1
         elif piece[1] - current[0] <= chunk_size:
             current = (current[0], piece[1])
         else:
-            chunks.append(_with_heading(current, headings))
-            current = piece
+            chunks.append(_with_heading(current, content, headings))
+            current, content = piece, -1
+        if content == -1 and not is_heading:
+            content = piece[0]
     if current:
-        chunks.append(_with_heading(current, headings))
+        chunks.append(_with_heading(current, content, headings))
     return chunks
 
 
@@ -141,8 +152,9 @@ def _trimmed(text: str, start: int, end: int) -> list[Span]:
 
 
 def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    """Each markdown heading's position and its path: the heading with the nearest
-    heading of every higher level above it ("Release 15", "Changes", "Server")."""
+    """Each markdown heading's position (its first `#`) and its path: the heading with
+    the nearest heading of every higher level above it ("Release 15", "Changes",
+    "Server")."""
     out: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
     for match in _HEADING.finditer(text):
@@ -150,14 +162,17 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, title))
-        out.append((match.start(), tuple(t for _, t in stack)))
+        out.append((match.start(1), tuple(t for _, t in stack)))
     return out
 
 
-def _with_heading(span: Span, headings: list[tuple[int, tuple[str, ...]]]) -> Chunk:
+def _with_heading(span: Span, content: int, headings: list[tuple[int, tuple[str, ...]]]) -> Chunk:
+    """The passage with the heading path its words are under: the path at its first
+    words (after the headings it starts with), or at its start if it is all headings."""
+    at = content if content != -1 else span[0]
     path: tuple[str, ...] = ()
     for position, enclosing in headings:
-        if position > span[0]:
+        if position > at:
             break
         path = enclosing
     return Chunk(span[0], span[1], path[-1] if path else "", path)
