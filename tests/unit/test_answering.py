@@ -59,3 +59,33 @@ def test_a_version_the_corpus_does_not_cover_is_declared_unanswered(
     assert unanswered(result) == ["no passage names PostgreSQL 17"]
     assert "do not answer this question" in result.report.split("## Closest material")[0]
     assert "## Unresolved" in result.report
+
+
+def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: Path) -> None:
+    """Reference pages name a setting once, in the term above its description: "The
+    default is 1 GB." answers for max_wal_size, and the quote shows where it stands."""
+    write(
+        tmp_path / "corpus",
+        "wal.html",
+        "<html><head><title>20.5. Write Ahead Log</title></head><body><article>"
+        "<h2>20.5. Write Ahead Log</h2><h3>20.5.2. Checkpoints</h3><dl>"
+        "<dt><code>checkpoint_timeout</code> (<code>integer</code>)</dt><dd><p>Maximum time "
+        "between automatic WAL checkpoints. The default is five minutes.</p></dd>"
+        "<dt><code>max_wal_size</code> (<code>integer</code>)</dt><dd><p>Maximum size to let "
+        "the WAL grow during automatic checkpoints. The default is 1 GB.</p></dd>"
+        "</dl></article></body></html>",
+    )
+    result = research(
+        "What is the default max_wal_size?",
+        corpus=str(tmp_path / "corpus"),
+        cache_dir=str(tmp_path / "cache"),
+        checkpointer="none",
+    )
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
+    assert answer.splitlines() == [
+        "- “The default is 1 GB.” [1]",
+        "  _20.5.2. Checkpoints › `max_wal_size` (`integer`)_",
+    ]
+    assert "five minutes" not in result.report
+    assert all("Checkpoints ›" not in claim.text for claim in result.claims)

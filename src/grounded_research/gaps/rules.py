@@ -100,16 +100,21 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     return ""
 
 
-def _with_title(state: State, record: Evidence) -> str:
+def _frame(state: State, record: Evidence) -> str:
+    """What says what a passage is about besides its words: its source's title and the
+    headings it lies under."""
     source = state.sources.get(record.source_id)
-    return f"{source.title}\n{record.text}" if source else record.text
+    return "\n".join([source.title if source else "", *record.headings]).strip()
+
+
+def _with_title(state: State, record: Evidence) -> str:
+    return f"{_frame(state, record)}\n{record.text}"
 
 
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
     source = state.sources.get(record.source_id)
-    if source is None:
-        return names_subject(record.text, subject)
-    return names_subject(record.text, subject, source.title, source.location)
+    location = source.location if source else ""
+    return names_subject(record.text, subject, _frame(state, record), location)
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

@@ -32,6 +32,8 @@ from grounded_research.text.tokenize import has_cjk, tokenize
 SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
+HEADING_LINE = re.compile(r"#{1,6}\s")
+MIN_QUOTE_WORDS = 3
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
@@ -41,7 +43,9 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
     """One section per sub-question quoting the evidence sentences that answer it best,
     after a one-line answer: the quote that holds what the question asks for (a date, a
     version, a number, a name), or, when the gap check found no answer, a note saying so
-    and why, the quotes below then being the closest material found."""
+    and why, the quotes below then being the closest material found. Under a quote, the
+    headings it lies under in its source, when they say more than the title and differ
+    from those of the quote above."""
     number = Citations()
     quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
@@ -49,29 +53,44 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
         sq.id: best_sentences(sq, state.selected_for(sq.id), titles, quoted)
         for sq in state.sub_questions
     }
+
+    def quotes(picked: list[tuple[Evidence, str]]) -> str:
+        """Quote lines, each followed by the headings it lies under where they change."""
+        lines: list[str] = []
+        shown = ""
+        for record, sentence in picked:
+            lines.append(f"- “{flat(sentence)}” {cite([number(record.id)])}")
+            under = shown_headings(record, titles.get(record.source_id, ""))
+            if under and under != shown:
+                lines.append(f"  {note(under)}")
+            shown = under
+        return "\n".join(lines)
+
     not_answered = why_not_answered(state)
     parts: list[str] = []
     if not_answered:
         answer = note(labels["not_answered"].format(why=not_answered))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
     elif (line := answer_line(state.question, chosen.get(WHOLE_QUESTION_ID, []))) is not None:
-        record, sentence = line
         chosen[WHOLE_QUESTION_ID].remove(line)
-        parts.append(f"## {labels['answer']}\n\n- “{flat(sentence)}” {cite([number(record.id)])}\n")
+        parts.append(f"## {labels['answer']}\n\n{quotes([line])}\n")
     for sub_question in state.sub_questions:
         whole = sub_question.id == WHOLE_QUESTION_ID
         heading = sub_question.text
         if whole:
             heading = labels["closest" if not_answered else "findings"]
-        lines = [
-            f"- “{flat(sentence)}” {cite([number(record.id)])}"
-            for record, sentence in chosen[sub_question.id]
-        ]
+        lines = quotes(chosen[sub_question.id])
         if not whole or lines:
-            parts.append(
-                f"## {heading}\n\n" + ("\n".join(lines) or note(labels["no_direct"])) + "\n"
-            )
+            parts.append(f"## {heading}\n\n" + (lines or note(labels["no_direct"])) + "\n")
     return "\n".join(parts), number
+
+
+def shown_headings(record: Evidence, title: str) -> str:
+    """The heading path of a quote as a reader needs it beside the quote: "Release 15.1 ›
+    Migration to Version 15.1"; the headings that only repeat the title (shown in the
+    references) left out."""
+    path = [h for h in record.headings if normalize(h) != normalize(title)]
+    return " › ".join(flat(h) for h in path)
 
 
 def why_not_answered(state: State) -> str:
@@ -102,30 +121,42 @@ def best_sentences(
     titles: dict[str, str],
     quoted: set[str],
 ) -> list[tuple[Evidence, str]]:
-    """The evidence sentences that share most terms with the sub-question; a sentence
+    """The evidence sentences that share most terms with the sub-question, the words of
+    the words of its source's title and of the headings it lies under counting half ("The
+    default is 1 GB." under "max_wal_size" answers "the default max_wal_size"); a sentence
     that holds an answer of the asked kind (a date for "when", a version for "in which
     version", a number for "how many") counts extra. When the question, or the follow-up
-    query that found the passage, names something, a sentence must be about it (it, or
-    its source's title, names it too): the second hop of a question is about a name the
-    first hop found, not one the question gave. Each sentence is quoted once."""
+    query that found the passage, names something, a sentence must be about it (it, its
+    headings or its source's title name it): the second hop of a question is about a name
+    the first hop found, not one the question gave. Each sentence is quoted once."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
     kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
     scored: list[tuple[float, int, Evidence, str]] = []
     for order, record in enumerate(records):
-        title_names = named_terms(titles.get(record.source_id, ""))
+        frame = "\n".join([titles.get(record.source_id, ""), *record.headings])
+        frame_names = named_terms(frame)
+        frame_terms = set(tokenize(frame))
+        frame_code = {n for n in code_names if mentions_identifier(frame, n)}
         about = names | named_terms(record.query)
         for start, end in sentences(record.text):
+            if HEADING_LINE.match(record.text, start):
+                continue  # a heading is shown beside the quotes under it, not quoted
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
-            if len(sentence) < 25 or set(sentence) <= set("|-: ") or normalize(sentence) in quoted:
+            if too_short(sentence) or normalize(sentence) in quoted:
                 continue
-            if about and not about & (named_terms(sentence) | title_names):
+            if about and not about & (named_terms(sentence) | frame_names):
                 continue
-            if code_names and not any(mentions_identifier(sentence, n) for n in code_names):
+            if (
+                code_names
+                and not frame_code
+                and not any(mentions_identifier(sentence, n) for n in code_names)
+            ):
                 continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
             terms = set(tokenize(sentence))
-            relevance = len(terms & wanted) / max(1, len(wanted))
+            shared = len(terms & wanted) + 0.5 * len((frame_terms - terms) & wanted)
+            relevance = shared / max(1, len(wanted))
             if kind not in ("any", "yes_no") and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
@@ -139,6 +170,16 @@ def best_sentences(
         if len(chosen) == SENTENCES_PER_SUB_QUESTION:
             break
     return chosen
+
+
+def too_short(sentence: str) -> bool:
+    """A fragment or a table rule rather than a statement: fewer than three
+    words (a Chinese sentence, unspaced, by its characters)."""
+    if set(sentence) <= set("|-: "):
+        return True
+    if has_cjk(sentence):
+        return len(sentence) < 8
+    return len(sentence.split()) < MIN_QUOTE_WORDS
 
 
 async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, list[str]]:
