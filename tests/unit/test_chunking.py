@@ -4,7 +4,13 @@ import random
 
 import pytest
 
-from grounded_research.text.chunking import chunk_text, paragraphs, sentences
+from grounded_research.text.chunking import (
+    chunk_text,
+    heading_paths,
+    paragraphs,
+    path_at,
+    sentences,
+)
 
 TEXT = """# Aurora A1 (v2.1)
 
@@ -84,18 +90,16 @@ def test_chunks_record_their_whole_heading_path() -> None:
     assert chunks["Older notes."].heading == "Release 14"
 
 
-def test_a_heading_starts_a_passage_under_its_own_path() -> None:
-    """A section's words never share a passage with the section before it, so the path
-    a passage carries is the path of every sentence in it."""
+def test_a_passage_lies_under_the_path_of_its_first_words() -> None:
+    """A passage that starts with headings carries the path of the words after them; a
+    heading inside it is read where it stands (`path_at`)."""
     text = (
         "## Checkpoints\n\n###### checkpoint_timeout\n\nMaximum time between checkpoints. "
         "The default is five minutes.\n\n###### max_wal_size\n\nThe default is 1 GB.\n"
     )
-    chunks = chunk_text(text, 600)
-    passages = [text[c.start : c.end] for c in chunks]
-    assert len(chunks) == 2  # large enough for all, cut at the second setting's heading
-    assert passages[1] == "###### max_wal_size\n\nThe default is 1 GB."
-    assert chunks[1].headings == ("Checkpoints", "max_wal_size")
-    # headings in a row start one passage, which lies under the last of them
-    assert passages[0].startswith("## Checkpoints\n\n###### checkpoint_timeout")
-    assert chunks[0].headings == ("Checkpoints", "checkpoint_timeout")
+    [chunk] = chunk_text(text, 600)
+    assert chunk.headings == ("Checkpoints", "checkpoint_timeout")
+    paths = heading_paths(text)
+    assert path_at(paths, text.index("The default is 1 GB.")) == ("Checkpoints", "max_wal_size")
+    assert path_at(paths, 0) == ("Checkpoints",)
+    assert path_at(heading_paths("Intro line.\n\n# Title\n"), 0) == ()

@@ -139,3 +139,12 @@ def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path
     [document] = read_documents(path, "git-commit.html").documents
     assert "###### -a, --all\n\nTell the command" in document.text
     assert "###### `max_wal_size` (`integer`)\n\nMaximum size" in document.text
+
+
+def test_text_loose_beside_paragraphs_is_kept() -> None:
+    """Sphinx's version notes are a bare span in a div ("New in Django 3.2." under a
+    setting's heading); the version is the answer to "in which version", so it must
+    survive extraction. The page is one section of Django's real settings page."""
+    path = Path(__file__).parents[1] / "data" / "html" / "django-default-auto-field.html"
+    [document] = read_documents(path, "settings.html").documents
+    assert "### `DEFAULT_AUTO_FIELD`¶\n\nNew in Django 3.2.\n\nDefault:" in document.text

@@ -10,6 +10,7 @@ from grounded_research.configuration import Context, get_context
 from grounded_research.models import node_model
 from grounded_research.progress import reports
 from grounded_research.report.write import no_sources_report, write
+from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import State, Usage
 
 
@@ -22,8 +23,10 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
     if not any(state.context.values()):
         return {"status": "no_sources", "report": no_sources_report(state), "references": []}
 
-    llm = node_model(get_context(runtime), "writer", node="write_report")
-    report, references, warnings = await write(state, llm)
+    context = get_context(runtime)
+    llm = node_model(context, "writer", node="write_report")
+    snapshots = SnapshotStore.in_cache(context.cache_dir)
+    report, references, warnings = await write(state, llm, snapshots.get)
     return {
         "status": "ok",
         "report": report,

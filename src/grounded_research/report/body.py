@@ -10,6 +10,8 @@ or cites nothing, gets the extractive body instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import NamedTuple
 
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
@@ -23,7 +25,7 @@ from grounded_research.text.answers import (
     identifiers,
     mentions_identifier,
 )
-from grounded_research.text.chunking import sentences
+from grounded_research.text.chunking import heading_paths, path_at, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
@@ -39,7 +41,41 @@ _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
 
-def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citations]:
+class Quote(NamedTuple):
+    record: Evidence
+    sentence: str
+    headings: tuple[str, ...]  # the headings the sentence lies under in its source
+
+
+class HeadingsAt:
+    """The headings a sentence of the evidence lies under, read off its source's
+    snapshot (a passage may hold the heading of the next setting or option, so the path
+    where the passage starts is not every sentence's); the passage's own path when the
+    snapshot cannot be read."""
+
+    def __init__(self, state: State, text_of: Callable[[str], str] | None) -> None:
+        self.sources = state.sources
+        self.text_of = text_of
+        self.paths: dict[str, list[tuple[int, tuple[str, ...]]] | None] = {}
+
+    def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
+        source = self.sources.get(record.source_id)
+        if source is None or not source.sha256 or self.text_of is None:
+            return tuple(record.headings)
+        if source.sha256 not in self.paths:
+            try:
+                text = self.text_of(source.sha256)
+            except OSError:
+                text = ""
+            fits = text[record.start : record.end] == record.text
+            self.paths[source.sha256] = heading_paths(text) if fits else None
+        paths = self.paths[source.sha256]
+        return tuple(record.headings) if paths is None else path_at(paths, record.start + offset)
+
+
+def extractive_body(
+    state: State, labels: dict[str, str], text_of: Callable[[str], str] | None = None
+) -> tuple[str, Citations]:
     """One section per sub-question quoting the evidence sentences that answer it best,
     after a one-line answer: the quote that holds what the question asks for (a date, a
     version, a number, a name), or, when the gap check found no answer, a note saying so
@@ -49,18 +85,19 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
     number = Citations()
     quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
+    headings_at = HeadingsAt(state, text_of)
     chosen = {
-        sq.id: best_sentences(sq, state.selected_for(sq.id), titles, quoted)
+        sq.id: best_sentences(sq, state.selected_for(sq.id), titles, headings_at, quoted)
         for sq in state.sub_questions
     }
 
-    def quotes(picked: list[tuple[Evidence, str]]) -> str:
+    def quotes(picked: list[Quote]) -> str:
         """Quote lines, each followed by the headings it lies under where they change."""
         lines: list[str] = []
         shown = ""
-        for record, sentence in picked:
+        for record, sentence, headings in picked:
             lines.append(f"- “{flat(sentence)}” {cite([number(record.id)])}")
-            under = shown_headings(record, titles.get(record.source_id, ""))
+            under = shown_headings(headings, titles.get(record.source_id, ""))
             if under and under != shown:
                 lines.append(f"  {note(under)}")
             shown = under
@@ -85,11 +122,11 @@ def extractive_body(state: State, labels: dict[str, str]) -> tuple[str, Citation
     return "\n".join(parts), number
 
 
-def shown_headings(record: Evidence, title: str) -> str:
+def shown_headings(headings: tuple[str, ...], title: str) -> str:
     """The heading path of a quote as a reader needs it beside the quote: "Release 15.1 ›
     Migration to Version 15.1"; the headings that only repeat the title (shown in the
     references) left out."""
-    path = [h for h in record.headings if normalize(h) != normalize(title)]
+    path = [h for h in headings if normalize(h) != normalize(title)]
     return " › ".join(flat(h) for h in path)
 
 
@@ -106,25 +143,26 @@ def why_not_answered(state: State) -> str:
     )
 
 
-def answer_line(question: str, chosen: list[tuple[Evidence, str]]) -> tuple[Evidence, str] | None:
+def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
     """The best quote that holds an answer of the kind the question asks for; none for
     an open question ("how do I …"), whose answer is the findings as a whole."""
     kind = asked_kind(question)
     if kind == "any":
         return None
-    return next(((r, s) for r, s in chosen if holds_answer(kind, s)), None)
+    return next((quote for quote in chosen if holds_answer(kind, quote.sentence)), None)
 
 
 def best_sentences(
     sub_question: SubQuestion,
     records: list[Evidence],
     titles: dict[str, str],
+    headings_at: Callable[[Evidence, int], tuple[str, ...]],
     quoted: set[str],
-) -> list[tuple[Evidence, str]]:
+) -> list[Quote]:
     """The evidence sentences that share most terms with the sub-question, the words of
-    the words of its source's title and of the headings it lies under counting half ("The
-    default is 1 GB." under "max_wal_size" answers "the default max_wal_size"); a sentence
-    that holds an answer of the asked kind (a date for "when", a version for "in which
+    its source's title and of the headings it lies under counting half ("The default is
+    1 GB." under "max_wal_size" answers "the default max_wal_size"); a sentence that
+    holds an answer of the asked kind (a date for "when", a version for "in which
     version", a number for "how many") counts extra. When the question, or the follow-up
     query that found the passage, names something, a sentence must be about it (it, its
     headings or its source's title name it): the second hop of a question is about a name
@@ -133,12 +171,9 @@ def best_sentences(
     kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
-    scored: list[tuple[float, int, Evidence, str]] = []
+    scored: list[tuple[float, int, Quote]] = []
     for order, record in enumerate(records):
-        frame = "\n".join([titles.get(record.source_id, ""), *record.headings])
-        frame_names = named_terms(frame)
-        frame_terms = set(tokenize(frame))
-        frame_code = {n for n in code_names if mentions_identifier(frame, n)}
+        title = titles.get(record.source_id, "")
         about = names | named_terms(record.query)
         for start, end in sentences(record.text):
             if HEADING_LINE.match(record.text, start):
@@ -146,27 +181,30 @@ def best_sentences(
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             if too_short(sentence) or normalize(sentence) in quoted:
                 continue
-            if about and not about & (named_terms(sentence) | frame_names):
+            headings = headings_at(record, start)
+            frame = "\n".join([title, *headings])
+            if about and not about & (named_terms(sentence) | named_terms(frame)):
                 continue
-            if (
-                code_names
-                and not frame_code
-                and not any(mentions_identifier(sentence, n) for n in code_names)
+            if code_names and not any(
+                mentions_identifier(sentence, n) or mentions_identifier(frame, n)
+                for n in code_names
             ):
                 continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
             terms = set(tokenize(sentence))
-            shared = len(terms & wanted) + 0.5 * len((frame_terms - terms) & wanted)
+            shared = len(terms & wanted) + 0.5 * len((set(tokenize(frame)) - terms) & wanted)
             relevance = shared / max(1, len(wanted))
             if kind not in ("any", "yes_no") and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
-                scored.append((relevance + 0.2 * record.score, order, record, sentence))
-    chosen: list[tuple[Evidence, str]] = []
-    for _, _, record, sentence in sorted(scored, key=lambda s: (-s[0], s[1])):
-        if normalize(sentence) in quoted:
+                scored.append(
+                    (relevance + 0.2 * record.score, order, Quote(record, sentence, headings))
+                )
+    chosen: list[Quote] = []
+    for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1])):
+        if normalize(quote.sentence) in quoted:
             continue
-        quoted.add(normalize(sentence))
-        chosen.append((record, sentence))
+        quoted.add(normalize(quote.sentence))
+        chosen.append(quote)
         if len(chosen) == SENTENCES_PER_SUB_QUESTION:
             break
     return chosen

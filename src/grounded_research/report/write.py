@@ -9,7 +9,7 @@ the result says so, and lists what stays open.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from grounded_research.gaps.kinds import CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
@@ -26,9 +26,12 @@ def no_sources_report(state: State) -> str:
     return report + unresolved_section(state, state.unresolved, lang)
 
 
-async def write(state: State, llm: NodeModel | None) -> tuple[str, list[Reference], list[str]]:
+async def write(
+    state: State, llm: NodeModel | None, text_of: Callable[[str], str] | None = None
+) -> tuple[str, list[Reference], list[str]]:
     """The report, its references and the warnings of writing it: the model's body
-    when there is a model and it cites the evidence, the extractive body otherwise."""
+    when there is a model and it cites the evidence, the extractive body otherwise
+    (`text_of` reads a source's snapshot, for the headings each quote lies under)."""
     lang = language(state.question)
     written: tuple[str, Citations] | None = None
     warnings: list[str] = []
@@ -38,7 +41,7 @@ async def write(state: State, llm: NodeModel | None) -> tuple[str, list[Referenc
             written = (body, number)
         except ModelFailure as failure:
             warnings = llm.fell_back(failure, "wrote the extractive report instead")
-    body, number = written or extractive_body(state, LABELS[lang])
+    body, number = written or extractive_body(state, LABELS[lang], text_of)
 
     parts = [f"# {state.question}\n", body]
     parts.append(conflicts_section(state, number, lang))

@@ -111,7 +111,7 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
     text = trafilatura.extract(
-        _framed(_terms_as_headings(tree)) if tree is not None else html,
+        _framed(_loose_text_in_paragraphs(_terms_as_headings(tree))) if tree is not None else html,
         output_format="markdown",
         include_tables=True,
         include_formatting=True,
@@ -150,6 +150,76 @@ def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
     for element in list(tree.iter("dl", "dd")):
         element.tag = "div"
     return tree
+
+
+_INLINE = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "br",
+        "cite",
+        "code",
+        "em",
+        "i",
+        "kbd",
+        "mark",
+        "q",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "tt",
+        "var",
+    ]
+)
+
+
+def _loose_text_in_paragraphs(tree: HtmlElement) -> HtmlElement:
+    """Text that sits loose in a box beside paragraphs, put in paragraphs of its own.
+    trafilatura drops such text: Sphinx writes "Changed in Django 3.1:" as a bare <span>
+    before the <p> that says what changed, and the version, the answer to "in which
+    version", was lost (9 of 15 such notes on Django's settings page). A <div> of text
+    alone ("New in Django 3.2." after a setting's heading) becomes a paragraph too,
+    unless it is mostly links (a navigation bar)."""
+    for box in list(tree.iter("div", "dd", "section", "article", "blockquote", "li", "td")):
+        children = list(box)
+        inline = [isinstance(c.tag, str) and c.tag in _INLINE for c in children]
+        loose = bool(box.text and box.text.strip()) or any(inline)
+        if not loose or (all(inline) and (box.tag != "div" or _mostly_links(box))):
+            continue  # a paragraph-like box already, or a bar of links
+        boxed: list[HtmlElement] = []
+        run: HtmlElement | None = None
+        if box.text and box.text.strip():
+            run = box.makeelement("p", {})
+            run.text = box.text
+        box.text = None
+        for child, is_inline in zip(children, inline, strict=True):
+            box.remove(child)
+            if is_inline:
+                run = box.makeelement("p", {}) if run is None else run
+                run.append(child)  # its tail goes with it
+                continue
+            if run is not None:
+                boxed.append(run)
+                run = None
+            tail, child.tail = child.tail, None
+            boxed.append(child)
+            if tail and tail.strip():
+                run = box.makeelement("p", {})
+                run.text = tail
+        if run is not None:
+            boxed.append(run)
+        box.extend(boxed)
+    return tree
+
+
+def _mostly_links(box: HtmlElement) -> bool:
+    text = " ".join(box.text_content().split())
+    linked = sum(len(" ".join(a.text_content().split())) for a in box.iter("a"))
+    return not text or linked * 2 >= len(text)
 
 
 def _framed(tree: HtmlElement) -> HtmlElement:

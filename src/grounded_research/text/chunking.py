@@ -7,6 +7,7 @@ always be traced back to (and expanded within) its snapshot.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 Span = tuple[int, int]
@@ -63,9 +64,8 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
     """Greedy passages of whole sentences up to about `chunk_size` characters; small
     paragraphs share a passage, a sentence longer than twice the size is cut at spaces.
-    A heading starts a passage (headings with nothing between them start one together):
-    each passage then lies under one heading path, the one its first words are under,
-    so "The default is 1 GB." is found, quoted and shown under "max_wal_size"."""
+    A passage's heading path is the one its first words lie under (after the headings it
+    may start with)."""
     headings = heading_paths(text)
     heading_starts = {position for position, _ in headings}
     pieces: list[Span] = []
@@ -85,9 +85,6 @@ def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
                 current = None
             continue
         is_heading = piece[0] in heading_starts
-        if current is not None and is_heading and content != -1:
-            chunks.append(_with_heading(current, content, headings))
-            current = None
         if current is None:
             current, content = piece, -1
         elif piece[1] - current[0] <= chunk_size:
@@ -166,13 +163,14 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     return out
 
 
+def path_at(paths: list[tuple[int, tuple[str, ...]]], position: int) -> tuple[str, ...]:
+    """The heading path at a position of the text `heading_paths` read."""
+    above = bisect_right(paths, position, key=lambda p: p[0]) - 1
+    return paths[above][1] if above >= 0 else ()
+
+
 def _with_heading(span: Span, content: int, headings: list[tuple[int, tuple[str, ...]]]) -> Chunk:
     """The passage with the heading path its words are under: the path at its first
     words (after the headings it starts with), or at its start if it is all headings."""
-    at = content if content != -1 else span[0]
-    path: tuple[str, ...] = ()
-    for position, enclosing in headings:
-        if position > at:
-            break
-        path = enclosing
+    path = path_at(headings, content if content != -1 else span[0])
     return Chunk(span[0], span[1], path[-1] if path else "", path)
