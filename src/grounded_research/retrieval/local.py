@@ -34,7 +34,7 @@ from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
 INDEX_FOLDER = "bm25f"
