@@ -18,7 +18,13 @@ from rich.console import Console
 from rich.table import Table
 
 from grounded_research.api import ResearchResult, open_session
-from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
+from grounded_research.checkpointing import checkpointer_kind
+from grounded_research.cli_options import (
+    UsageErrorIsBadInput,
+    check_corpus,
+    context_from_options,
+    with_knobs,
+)
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
 from grounded_research.models import describe_models
@@ -30,7 +36,10 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
-@app.command(help="Research QUESTION and write a report whose every statement cites its source.")
+@app.command(
+    cls=UsageErrorIsBadInput,
+    help="Research QUESTION and write a report whose every statement cites its source.",
+)
 @with_knobs("run")
 def run(
     question: Annotated[
@@ -47,7 +56,11 @@ def run(
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
     ] = None,
     checkpointer: Annotated[
-        str, typer.Option(help="'sqlite' (default), a .sqlite path, postgresql://…, 'none'.")
+        str,
+        typer.Option(
+            help="'sqlite' (default), a file ending in .sqlite/.sqlite3/.db, postgresql://…, "
+            "'memory' or 'none'."
+        ),
     ] = "sqlite",
     data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
@@ -61,6 +74,7 @@ def run(
         context = context_from_options(**knobs)
         if thread is None:
             check_question(question)
+        checkpointer_kind(checkpointer)
         check_corpus(context)
     except GroundedResearchError as error:
         fail(str(error), error.exit_code)
@@ -122,8 +136,12 @@ async def stream_run(
     so far. A thread that stopped part-way is resumed; a plan awaiting approval is shown."""
     async with open_session(thread, checkpointer, data_dir) as session:
         resuming = thread is not None and await session.unfinished()
-        if thread is not None and not resuming:
-            check_question(question)
+        if thread is not None and not resuming and not question.strip():
+            if not await session.exists():
+                raise InputError(f"no such thread: {thread}")
+            raise InputError(
+                f"thread {thread} has finished its run: give a question to ask another"
+            )
         if resuming and not quiet:
             stderr.print(f"resuming thread {session.thread_id}")
         elif not quiet and checkpointer != "none":

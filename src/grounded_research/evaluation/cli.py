@@ -15,7 +15,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
+from grounded_research.cli_options import (
+    UsageErrorIsBadInput,
+    check_corpus,
+    context_from_options,
+    with_knobs,
+)
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
@@ -37,7 +42,10 @@ stderr = Console(stderr=True, highlight=False)
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
-@app.command(help="Run every question of DATASET through the graph and measure each stage.")
+@app.command(
+    cls=UsageErrorIsBadInput,
+    help="Run every question of DATASET through the graph and measure each stage.",
+)
 @with_knobs("eval")
 def run_eval(
     dataset: Annotated[Path, typer.Argument(help="JSONL questions (ours or HotpotQA's).")],
