@@ -76,6 +76,12 @@ class Session:
     def config(self) -> dict[str, Any]:
         return {"configurable": {"thread_id": self.thread_id}}
 
+    async def exists(self) -> bool:
+        """Whether the thread has any checkpoint (a run was started on it)."""
+        if self.graph.checkpointer is None:
+            return False
+        return await self.graph.checkpointer.aget_tuple(self.config) is not None
+
     async def unfinished(self) -> bool:
         """Whether the thread holds a run that stopped before its end."""
         if self.graph.checkpointer is None:

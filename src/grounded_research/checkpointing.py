@@ -1,8 +1,10 @@
 """Durable runs: where a run's checkpoints live, so a killed run resumes where it was.
 
-`sqlite` (the default) keeps them in a file of the data folder; `postgresql://…` in a
-PostgreSQL database (what a LangGraph server at scale uses); `memory` for one process;
-`none` for no checkpoints at all.
+`sqlite` (the default) keeps them in a file of the data folder; a path ending in
+`.sqlite`, `.sqlite3` or `.db` in that file; `postgresql://…` in a PostgreSQL database
+(what a LangGraph server at scale uses); `memory` for one process; `none` for no
+checkpoints at all. Anything else is refused: a misspelt `sqllite` must not become a
+database file of that name.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -31,6 +34,14 @@ RECORDS = (
     state.Usage,
     state.ResearchTask,
 )
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+CheckpointerKind = Literal["sqlite", "sqlite file", "postgres", "memory", "none"]
+NAMED_CHECKPOINTERS: dict[str, CheckpointerKind] = {
+    "": "sqlite",
+    "sqlite": "sqlite",
+    "memory": "memory",
+    "none": "none",
+}
 
 
 def default_data_dir() -> str:
@@ -45,22 +56,41 @@ def serializer() -> JsonPlusSerializer:
     )
 
 
+def checkpointer_kind(spec: str) -> CheckpointerKind:
+    """What a checkpointer value names; an unknown one is a `ConfigurationError`."""
+    kind = spec.strip()
+    if kind.lower() in NAMED_CHECKPOINTERS:
+        return NAMED_CHECKPOINTERS[kind.lower()]
+    if kind.startswith(("postgresql://", "postgres://")):
+        return "postgres"
+    if "://" not in kind and Path(kind).suffix.lower() in SQLITE_SUFFIXES:
+        return "sqlite file"
+    raise ConfigurationError(
+        f"unknown checkpointer {spec!r}: use sqlite, a file ending in "
+        f"{', '.join(SQLITE_SUFFIXES)}, postgresql://…, memory or none"
+    )
+
+
 @asynccontextmanager
 async def open_checkpointer(
     spec: str, data_dir: str
 ) -> AsyncIterator[BaseCheckpointSaver[str] | None]:
     """`spec`: "sqlite" (in `data_dir`), a path to a .sqlite file, "postgresql://…",
     "memory" or "none"."""
-    kind = spec.strip() or "sqlite"
+    kind = checkpointer_kind(spec)
     if kind == "none":
         yield None
     elif kind == "memory":
         yield InMemorySaver(serde=serializer())
-    elif kind.startswith(("postgresql://", "postgres://")):
-        async with _postgres(kind) as saver:
+    elif kind == "postgres":
+        async with _postgres(spec.strip()) as saver:
             yield saver
     else:
-        path = Path(data_dir) / "checkpoints.sqlite" if kind == "sqlite" else Path(kind)
+        path = (
+            Path(data_dir) / "checkpoints.sqlite"
+            if kind == "sqlite"
+            else Path(spec.strip()).expanduser()
+        )
         async with _sqlite(path) as saver:
             yield saver
 

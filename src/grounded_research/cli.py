@@ -1,8 +1,10 @@
 """`grounded-research QUESTION --corpus DIR`: progress on stderr, the report on stdout
 (or `--out`), the evidence table in `--evidence`.
 
-Exit codes: 0 report written, 2 no sources found, 64 bad input, 1 anything else (and
-then whatever was gathered is still written to `--evidence`).
+Exit codes: 0 report written, 2 no sources found, 64 bad input (usage errors too), 1
+anything else (and then whatever was gathered is still written to `--evidence`), among
+which an output that could not be written where asked at the end (it is then in a file
+that an `error:` line names: `cli_outputs`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from rich.console import Console
 from rich.table import Table
 
 from grounded_research.api import ResearchResult, open_session
-from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
+from grounded_research.checkpointing import checkpointer_kind
+from grounded_research.cli_options import (
+    UsageErrorIsBadInput,
+    check_corpus,
+    context_from_options,
+    with_knobs,
+)
+from grounded_research.cli_outputs import Saved, check_outputs, save
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
 from grounded_research.models import describe_models
@@ -30,7 +39,10 @@ stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
-@app.command(help="Research QUESTION and write a report whose every statement cites its source.")
+@app.command(
+    cls=UsageErrorIsBadInput,
+    help="Research QUESTION and write a report whose every statement cites its source.",
+)
 @with_knobs("run")
 def run(
     question: Annotated[
@@ -47,7 +59,11 @@ def run(
         str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
     ] = None,
     checkpointer: Annotated[
-        str, typer.Option(help="'sqlite' (default), a .sqlite path, postgresql://…, 'none'.")
+        str,
+        typer.Option(
+            help="'sqlite' (default), a file ending in .sqlite/.sqlite3/.db, postgresql://…, "
+            "'memory' or 'none'."
+        ),
     ] = "sqlite",
     data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
@@ -55,12 +71,17 @@ def run(
     knobs: dict[str, Any],
 ) -> None:
     try:
+        check_outputs(
+            {"--out": out, "--evidence": evidence},
+            inputs={"--corpus": knobs.get("corpus"), "--urls": knobs.get("urls")},
+        )
         if "urls" in knobs:
             knobs["urls"] = read_url_list(knobs["urls"])
             knobs["retrievers"] = with_urls(knobs.get("retrievers"), knobs["urls"])
         context = context_from_options(**knobs)
         if thread is None:
             check_question(question)
+        checkpointer_kind(checkpointer)
         check_corpus(context)
     except GroundedResearchError as error:
         fail(str(error), error.exit_code)
@@ -81,18 +102,34 @@ def run(
         fail(f"run failed: {type(error).__name__}: {error}{kept}", 1)
 
     result = ResearchResult.from_state(partial)
+    saved: list[Saved] = []
     if evidence is not None:
-        evidence.write_text(result.to_json() + "\n", encoding="utf-8")
+        saved.append(save("--evidence", "evidence table", evidence, result.to_json() + "\n"))
     if result.status == "no_sources":
+        report_unsaved(saved)
         fail(f"no sources found for {question!r}: no report written", EXIT_NO_SOURCES)
     if json_output:
         typer.echo(result.to_json())
-    elif out is not None:
-        out.write_text(result.report, encoding="utf-8")
-    else:
-        typer.echo(result.report)
+    if out is not None:
+        saved.append(save("--out", "report", out, result.report))
+    on_stdout = not json_output and (out is None or saved[-1].path is None)
+    if on_stdout:
+        typer.echo(result.report)  # asked for, or nowhere else took it
     if not quiet:
-        print_summary(result, out, evidence)
+        print_summary(result, saved)
+    if report_unsaved(saved, "the report is on stdout" if on_stdout else ""):
+        raise typer.Exit(1)
+
+
+def report_unsaved(saved: list[Saved], report_elsewhere: str = "") -> bool:
+    """Say, one line each, which outputs are not where they were asked; True if any."""
+    for output in saved:
+        if output.error:
+            problem = output.problem()
+            if output.path is None and output.option == "--out" and report_elsewhere:
+                problem += f": {report_elsewhere}"
+            print(f"error: {problem}", file=sys.stderr)
+    return any(output.error for output in saved)
 
 
 def with_urls(retrievers: str | None, urls: list[str] | None) -> str | None:
@@ -122,8 +159,12 @@ async def stream_run(
     so far. A thread that stopped part-way is resumed; a plan awaiting approval is shown."""
     async with open_session(thread, checkpointer, data_dir) as session:
         resuming = thread is not None and await session.unfinished()
-        if thread is not None and not resuming:
-            check_question(question)
+        if thread is not None and not resuming and not question.strip():
+            if not await session.exists():
+                raise InputError(f"no such thread: {thread}")
+            raise InputError(
+                f"thread {thread} has finished its run: give a question to ask another"
+            )
         if resuming and not quiet:
             stderr.print(f"resuming thread {session.thread_id}")
         elif not quiet and checkpointer != "none":
@@ -170,19 +211,22 @@ def review_plan(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> str:
+    """After a failure: what was gathered, in `--evidence` (or wherever it could go)."""
     if evidence is None or len(partial) <= 1:
         return ""
     try:
         result = ResearchResult.from_state({"status": "pending", "report": "", **partial})
         table = result.evidence_table()
         table["error"] = error
-        evidence.write_text(json.dumps(table, ensure_ascii=False, indent=2) + "\n", "utf-8")
-        return f" (what was gathered is in {evidence})"
+        text = json.dumps(table, ensure_ascii=False, indent=2) + "\n"
     except Exception:
         return ""
+    saved = save("--evidence", "evidence table", evidence, text)
+    report_unsaved([saved])
+    return f" (what was gathered is in {saved.path})" if saved.path else ""
 
 
-def print_summary(result: ResearchResult, out: Path | None, evidence: Path | None) -> None:
+def print_summary(result: ResearchResult, saved: list[Saved]) -> None:
     usage = result.usage
     statuses: dict[str, int] = {}
     for source in result.sources.values():
@@ -210,10 +254,8 @@ def print_summary(result: ResearchResult, out: Path | None, evidence: Path | Non
     table.add_row("seconds", f"{sum(usage.seconds.values()):.2f} in nodes")
     for warning in result.warnings:
         table.add_row("warning", warning)
-    if out is not None:
-        table.add_row("report", str(out))
-    if evidence is not None:
-        table.add_row("evidence table", str(evidence))
+    for output in sorted(saved, key=lambda s: s.option != "--out"):
+        table.add_row(output.what, str(output.path) if output.path else "not written")
     stderr.print(table)
 
 

@@ -2,19 +2,30 @@
 `Context` fields that declare `cli=`, and the checks both commands make before a run.
 
 A command takes them through `@with_knobs(...)` and a keyword-only `knobs` parameter: it
-gets their values as `{field name: value}`, ready for `Context.from_mapping`.
+gets their values as `{field name: value}`, ready for `Context.from_mapping`. Both
+commands are `UsageErrorIsBadInput` commands: an unknown option or a bad value is one
+`error:` line and exit 64, like every other bad input.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable
 from dataclasses import MISSING, Field, fields
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast, get_origin
 
 import typer
+from typer.core import TyperCommand
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click import Context as ClickContext
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover - an older typer, on click itself
+    from click import Context as ClickContext  # type: ignore[assignment]
+    from click.exceptions import UsageError  # type: ignore[assignment]
 
 from grounded_research.configuration import Cli, Context, knob_types
 from grounded_research.errors import InputError
@@ -23,6 +34,27 @@ from grounded_research.models import check_models
 PANEL = "Run options"
 KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 Command = Literal["run", "eval"]
+
+
+class UsageErrorIsBadInput(TyperCommand):
+    """A command whose usage errors (an unknown option, a bad value, a missing argument)
+    exit 64 with one `error:` line, as the README documents for bad input: click's own
+    exit 2 is the code for "no sources found", and its boxed message spans lines."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: ClickContext | None = None,
+        **extra: Any,
+    ) -> ClickContext:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except UsageError as error:
+            where = error.ctx.command_path if error.ctx else info_name
+            message = error.format_message().rstrip(".")
+            print(f"error: {message}; see '{where} --help'", file=sys.stderr)
+            raise typer.Exit(InputError.exit_code) from error
 
 
 def cli_knobs(command: Command) -> list[Field[Any]]:

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
 from grounded_research.state import Evidence, Source, SubQuestion, Usage, searched_key
+
+# Bidirectional controls: they reorder what follows them on screen ("Trojan Source").
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_SPELT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Control characters, line and paragraph separators, and lone surrogates (the bytes of a
+# file name that is not UTF-8, which no UTF-8 report or table could hold).
+_ESCAPED = frozenset({"Cc", "Zl", "Zp", "Cs"})
 
 
 @dataclass
@@ -61,8 +71,31 @@ def sources_fetched(node: str, update: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def printable(text: str) -> str:
+    """`text` with the characters that would break or disguise the line showing it
+    spelt out as escapes (a newline as `\\n`, ESC as `\\x1b`, U+202E as `\\u202e`): a
+    file may be named so, and its name is shown on a line of the report's references, of
+    the writer's context and of the progress output. Everything else is kept. Only the
+    shown name changes: the source's id, its snapshot and the file stay as they are."""
+    if text.isprintable():
+        return text
+    return "".join(_spelt(character) for character in text)
+
+
+def _spelt(character: str) -> str:
+    if character in _SPELT:
+        return _SPELT[character]
+    if character in _BIDI_CONTROLS or unicodedata.category(character) in _ESCAPED:
+        code = ord(character)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return character
+
+
 def source_id(origin: str, location: str) -> str:
-    return "src-" + hashlib.sha1(f"{origin}:{location}".encode()).hexdigest()[:12]
+    """From the location as found: a file name's bytes that are not UTF-8 (lone
+    surrogates in Python) count as those bytes."""
+    key = f"{origin}:{location}".encode("utf-8", errors="surrogateescape")
+    return "src-" + hashlib.sha1(key).hexdigest()[:12]
 
 
 def evidence_id(sub_question_id: str, source: str, start: int, end: int) -> str:
@@ -106,7 +139,7 @@ def record_problem(gathered: Gathered, problem: SourceProblem) -> None:
     """A source that could not be used is kept, with why: never dropped silently."""
     failed = Source(
         id=source_id(problem.origin, problem.location),
-        location=problem.location,
+        location=printable(problem.location),
         status="blocked" if problem.status == "blocked" else "failed",
         origin=problem.origin,
         error=problem.error,
@@ -128,8 +161,8 @@ def _record(
         source,
         Source(
             id=source,
-            location=hit.location,
-            title=hit.title,
+            location=printable(hit.location),
+            title=printable(hit.title),
             status="fetched",
             origin=hit.origin,
             sha256=hit.sha256,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -173,3 +174,97 @@ def test_unreadable_file_is_a_failed_source_and_the_run_goes_on(tmp_path: Path) 
     [broken] = [s for s in sources if s["location"] == "broken.pdf"]
     assert broken["status"] == "failed" and broken["error"]
     assert "Oslo" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--bogus"], "No such option: --bogus"),
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--max-rounds", "x"], "'--max-rounds'"),
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--checkpointer", "sqllite"], "checkpointer"),
+        (
+            ["--corpus", str(EXAMPLE_CORPUS), "--thread", "nosuch", "-q", "--data-dir", "{data}"],
+            "no such thread: nosuch",
+        ),
+        (["q", "--corpus", str(EXAMPLE_CORPUS), "--out", "/no/such/dir/r.md"], "--out: folder"),
+        (["eval", "--bogus"], "No such option: --bogus"),
+        (["eval"], "Missing argument"),
+    ],
+)
+def test_usage_errors_exit_64_not_2_in_one_line(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    """2 is "no sources found"; bad input of any kind is 64, as the README says."""
+    here = tmp_path / "here"
+    here.mkdir()
+    args = [arg.replace("{data}", str(tmp_path / "data")) for arg in args]
+    done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, cwd=here)
+    assert done.returncode == 64, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert list(here.iterdir()) == []  # no 'sqllite' file, nothing written
+
+
+def test_odd_file_names_are_one_line_each_in_the_references(tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    root.mkdir()
+    text = "# Norvik\n\nNorvik Cells is based in Oslo, Norway.\n"
+    (root / "norvik\nnotes\x1b[31m.md").write_text(text, encoding="utf-8")
+    latin1_name = os.fsdecode(b"caf\xe9.md")  # not UTF-8: Python holds it with a surrogate
+    (root / latin1_name).write_text(text.replace("Oslo", "Oslo, at Fornebu"), encoding="utf-8")
+    out, evidence = tmp_path / "report.md", tmp_path / "evidence.json"
+    done = run(
+        "Where is Norvik Cells based?",
+        "--corpus",
+        str(root),
+        "--out",
+        str(out),
+        "--evidence",
+        str(evidence),
+        "-q",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    assert done.returncode == 0, done.stderr
+    references = out.read_text(encoding="utf-8").split("## References", 1)[1].strip()
+    assert references.splitlines() == [line for line in references.splitlines() if line]
+    assert all(line.startswith("[") for line in references.splitlines())
+    assert "norvik\\nnotes\\x1b[31m.md" in references and "caf\\udce9.md" in references
+    table = json.loads(evidence.read_text(encoding="utf-8"))
+    store = SnapshotStore.in_cache(str(tmp_path / "cache"))
+    sources = {s["id"]: s for s in table["sources"]}
+    for record in table["evidence"]:
+        snapshot = store.get(sources[record["source_id"]]["sha256"])
+        assert snapshot[record["start"] : record["end"]] == record["text"]
+
+
+def test_a_jsonl_corpus_with_a_repeated_id_keeps_every_quote_verbatim(tmp_path: Path) -> None:
+    corpus = tmp_path / "notes.jsonl"
+    lines = [
+        {"id": "norvik", "text": "Norvik Cells is based in Oslo, Norway."},
+        {"id": "norvik", "text": "Norvik Cells moved its base to Bergen."},
+        {"id": ["norvik"], "text": "Norvik Cells is based in Trondheim."},
+    ]
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    evidence = tmp_path / "evidence.json"
+    done = run(
+        "Where is Norvik Cells based?",
+        "--corpus",
+        str(corpus),
+        "--evidence",
+        str(evidence),
+        "-q",
+        cache_dir=str(tmp_path / "cache"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Oslo" in done.stdout and "Bergen" not in done.stdout and "['norvik']" not in done.stdout
+    table = json.loads(evidence.read_text(encoding="utf-8"))
+    failed = {s["location"]: s["error"] for s in table["sources"] if s["status"] == "failed"}
+    assert failed == {
+        "notes.jsonl:2": "duplicate id 'norvik' (line 1 has it)",
+        "notes.jsonl:3": "'id' must be a string, not an array",
+    }
+    store = SnapshotStore.in_cache(str(tmp_path / "cache"))
+    sources = {s["id"]: s for s in table["sources"]}
+    for record in table["evidence"]:
+        snapshot = store.get(sources[record["source_id"]]["sha256"])
+        assert snapshot[record["start"] : record["end"]] == record["text"]

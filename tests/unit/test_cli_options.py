@@ -120,3 +120,37 @@ def test_the_eval_cli_does_not_import_the_main_cli() -> None:
     assert "grounded_research.evaluation.cli" in imported_modules(package / "cli.py")
     for module in (package / "evaluation" / "cli.py", package / "cli_options.py"):
         assert "grounded_research.cli" not in imported_modules(module), module
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        ("run", ["--bogus"], "No such option: --bogus"),
+        ("run", ["--max-rounds", "many"], "Invalid value for '--max-rounds'"),
+        ("eval", ["--bogus"], "No such option: --bogus"),
+        ("eval", ["--limit", "0"], "Invalid value for '--limit'"),
+    ],
+)
+def test_a_usage_error_is_bad_input_one_line_and_exit_64_not_2(
+    tmp_path: Path, command: str, args: list[str], message: str
+) -> None:
+    """Exit 2 is "no sources found"; click's usage errors would exit 2 too."""
+    dataset = tmp_path / "set.jsonl"
+    dataset.write_text('{"id": "a", "question": "Q?"}\n', encoding="utf-8")
+    first = ["What is Aurora?"] if command == "run" else [str(dataset), "--quiet"]
+    done = runner.invoke(COMMANDS[command], [*first, "--corpus", str(EXAMPLE_CORPUS), *args])
+    assert done.exit_code == 64, done.output
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert "--help" in lines[0]
+
+
+def test_a_missing_argument_is_exit_64() -> None:
+    done = runner.invoke(eval_cli.app, [], prog_name="grounded-research eval")
+    assert done.exit_code == 64
+    assert done.stderr == "error: Missing argument 'dataset'; see 'grounded-research eval --help'\n"
+
+
+def test_help_still_exits_0() -> None:
+    for app in COMMANDS.values():
+        assert runner.invoke(app, ["--help"]).exit_code == 0

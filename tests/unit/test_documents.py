@@ -148,3 +148,60 @@ def test_text_loose_beside_paragraphs_is_kept() -> None:
     path = Path(__file__).parents[1] / "data" / "html" / "django-default-auto-field.html"
     [document] = read_documents(path, "settings.html").documents
     assert "### `DEFAULT_AUTO_FIELD`¶\n\nNew in Django 3.2.\n\nDefault:" in document.text
+
+
+def test_one_bad_byte_in_a_utf8_file_is_replaced_and_noted_not_read_as_cp1252(
+    tmp_path: Path,
+) -> None:
+    text = "# Zürich\n\nDie Zelle erreicht 450 Wh/kg – laut Hersteller.\n"
+    raw = text.encode("utf-8")
+    broken = raw[:20] + b"\xff" + raw[20:]
+    (tmp_path / "a.md").write_bytes(broken)
+    [document] = read_documents(tmp_path / "a.md", "a.md").documents
+    assert document.text == broken.decode("utf-8", errors="replace")
+    assert "Zürich" in document.text and "–" in document.text  # no mojibake ("ZÃ¼rich")
+    assert "not valid UTF-8" in document.note and "byte 20" in document.note
+
+
+def test_a_cp1252_file_is_still_read_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "old.txt").write_bytes("Café crème – 12 €\n".encode("cp1252"))
+    [document] = read_documents(tmp_path / "old.txt", "old.txt").documents
+    assert document.text == "Café crème – 12 €\n"
+    assert "cp1252" in document.note
+    (tmp_path / "new.txt").write_bytes("Café crème\n".encode())
+    [clean] = read_documents(tmp_path / "new.txt", "new.txt").documents
+    assert clean.note == ""
+
+
+def test_jsonl_duplicate_ids_and_non_string_fields_are_failed_lines(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "notes.jsonl",
+        '{"id": "n/1", "text": "First note."}\n'
+        '{"id": "n/1", "text": "Another first note."}\n'
+        '{"id": 7, "text": "A numbered note."}\n'
+        '{"id": "n/2", "text": ["a", "list"]}\n'
+        '{"id": "n/3", "title": {"x": 1}, "text": "Third note."}\n'
+        '{"id": "n/4", "text": "Fourth note.", "date": null}\n',
+    )
+    result = read_documents(path, "notes.jsonl")
+    assert [(d.location, d.text) for d in result.documents] == [
+        ("n/1", "First note."),
+        ("n/4", "Fourth note."),
+    ]
+    problems = {p.location: p.reason for p in result.problems}
+    assert problems == {
+        "notes.jsonl:2": "duplicate id 'n/1' (line 1 has it)",
+        "notes.jsonl:3": "'id' must be a string, not a number",
+        "notes.jsonl:4": "'text' must be a string, not an array",
+        "notes.jsonl:5": "'title' must be a string, not an object",
+    }
+
+
+def test_jsonl_lines_are_split_on_newlines_only_and_decoded_one_by_one(tmp_path: Path) -> None:
+    line_separator = '{"id": "n/1", "text": "One\u2028line."}\n'.encode()
+    bad_byte = b'{"id": "n/2", "text": "Z\xc3\xbcrich \xff"}\r\n'
+    (tmp_path / "notes.jsonl").write_bytes(line_separator + bad_byte)
+    first, second = read_documents(tmp_path / "notes.jsonl", "notes.jsonl").documents
+    assert first.text == "One\u2028line." and first.note == ""
+    assert second.text == "Zürich \ufffd" and "not valid UTF-8" in second.note

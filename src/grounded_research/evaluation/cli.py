@@ -1,7 +1,8 @@
 """`grounded-research eval DATASET.jsonl --corpus DIR`: run a question set, print the
 figures per stage, write every record to `--out`, and fail under `--min` thresholds.
 
-Exit codes: 0 done (and every threshold met), 1 a threshold missed, 64 bad input.
+Exit codes: 0 done (and every threshold met), 1 a threshold missed or the results could
+not be written to `--out` (they are then in a new file that a line names), 64 bad input.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from grounded_research.cli_options import check_corpus, context_from_options, with_knobs
+from grounded_research.cli_options import (
+    UsageErrorIsBadInput,
+    check_corpus,
+    context_from_options,
+    with_knobs,
+)
+from grounded_research.cli_outputs import Saved, check_outputs, save
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
@@ -31,13 +38,17 @@ from grounded_research.evaluation.metrics import (
 from grounded_research.evaluation.runner import EvalReport, QuestionRecord, evaluate
 
 EXIT_BELOW_THRESHOLD = 1
+EXIT_UNSAVED = 1  # the results are not where --out said (a line says where they are)
 stdout = Console(highlight=False)
 stderr = Console(stderr=True, highlight=False)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
-@app.command(help="Run every question of DATASET through the graph and measure each stage.")
+@app.command(
+    cls=UsageErrorIsBadInput,
+    help="Run every question of DATASET through the graph and measure each stage.",
+)
 @with_knobs("eval")
 def run_eval(
     dataset: Annotated[Path, typer.Argument(help="JSONL questions (ours or HotpotQA's).")],
@@ -60,8 +71,7 @@ def run_eval(
         thresholds = [parse_threshold(text) for text in minimum or []]
         context = context_from_options(**knobs)
         check_corpus(context)
-        if out is not None and not out.parent.is_dir():
-            raise InputError(f"--out: folder not found: {out.parent}")
+        check_outputs({"--out": out}, inputs={"DATASET": dataset})
         questions = load_dataset(dataset, limit)
         report = asyncio.run(run_with_progress(questions, context, concurrency, quiet, dataset))
     except GroundedResearchError as error:
@@ -69,10 +79,15 @@ def run_eval(
     except OSError as error:
         fail(f"{type(error).__name__}: {error}", InputError.exit_code)
 
+    saved = None
     if out is not None:
-        out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    print_report(report, out)
+        saved = save("--out", "results", out, report.model_dump_json(indent=2) + "\n")
+    print_report(report, saved)
+    if saved is not None and saved.error:
+        stderr.print(f"error: {saved.problem()}", markup=False, soft_wrap=True)
     check_thresholds(report.aggregate, thresholds)
+    if saved is not None and saved.error:
+        raise typer.Exit(EXIT_UNSAVED)
 
 
 async def run_with_progress(
@@ -106,7 +121,7 @@ async def run_with_progress(
         )
 
 
-def print_report(report: EvalReport, out: Path | None) -> None:
+def print_report(report: EvalReport, saved: Saved | None) -> None:
     summary = report.aggregate
     stdout.print(stage_table(summary))
     stdout.print(figures_table(report))
@@ -115,8 +130,8 @@ def print_report(report: EvalReport, out: Path | None) -> None:
     for record in report.questions:
         if record.error:
             stderr.print(f"failed: {record.id}: {record.error}", markup=False, soft_wrap=True)
-    if out is not None:
-        stderr.print(f"results: {out}", markup=False, soft_wrap=True)
+    if saved is not None and saved.path is not None:
+        stderr.print(f"results: {saved.path}", markup=False, soft_wrap=True)
 
 
 def stage_table(summary: Aggregate) -> Table:

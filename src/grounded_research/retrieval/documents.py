@@ -3,6 +3,10 @@
 `.md` and `.txt` keep the file's own text, unchanged, so a quote can be found in the
 file itself; HTML keeps headings, lists and tables (version numbers and dates often
 live only in headings); a `.jsonl` file holds one document per line.
+
+Text is UTF-8. A file that is mostly UTF-8 but holds a stray byte keeps its text, the
+stray byte shown as U+FFFD; a file with no UTF-8 in it is read as cp1252. Either way the
+document's `note` says so, since a quote from it may not be the file's bytes.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trafilatura
@@ -32,6 +36,15 @@ _FULL_DATE = re.compile(
 _FRONT_MATTER = re.compile(r"\A---\r?\n(.*?)\r?\n---\r?\n", re.DOTALL)
 _TITLE_SEPARATOR = re.compile(r"\s+[—–|·-]\s+|\s+::\s+")
 _WORD = re.compile(r"[^\W_]+")
+# A well-formed UTF-8 sequence of two to four bytes (RFC 3629: no overlong forms, no
+# surrogates, nothing above U+10FFFF).
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
+    rb"|\xed[\x80-\x9f][\x80-\xbf]|\xf0[\x90-\xbf][\x80-\xbf]{2}|[\xf1-\xf3][\x80-\xbf]{3}"
+    rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
+)
+_ASCII = bytes(range(128))
+_JSON_TYPES = {dict: "an object", list: "an array", bool: "a boolean", int: "a number"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,7 @@ class Document:
     text: str
     published: str | None = None
     author: str | None = None
+    note: str = ""  # how the text was decoded, when the file was not plain UTF-8
 
 
 class UnreadableDocument(Exception):
@@ -78,21 +92,45 @@ def read_documents(path: Path, location: str) -> ReadResult:
         return ReadResult([], [UnreadableDocument(location, f"{type(error).__name__}: {error}")])
 
 
-def _decode(data: bytes, location: str) -> str:
+def _decode(data: bytes, location: str) -> tuple[str, str]:
+    """The text of a file, and a note when it was not plain UTF-8."""
+    _refuse_binary(data, location)
+    return _decode_text(data)
+
+
+def _refuse_binary(data: bytes, location: str) -> None:
     if b"\x00" in data[:8192]:
         raise UnreadableDocument(location, "binary content in a text file")
+
+
+def _decode_text(data: bytes) -> tuple[str, str]:
+    """UTF-8 when it is: one stray byte must not turn every "ü" of a UTF-8 file into
+    "Ã¼" in quotes that claim to be verbatim. Mostly UTF-8 (at least as many well-formed
+    multi-byte characters as stray bytes): UTF-8 with U+FFFD for each stray run. No UTF-8
+    at all: cp1252, the usual encoding of an old Western text file."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError as error:
+        first = error.start
+    sequences = _UTF8_SEQUENCE.findall(data)
+    stray = len(data.translate(None, _ASCII)) - sum(len(s) for s in sequences)
+    replaced = f"not valid UTF-8 from byte {first}: {stray} stray byte(s) shown as U+FFFD"
+    if len(sequences) >= stray:
+        return data.decode("utf-8", errors="replace"), replaced
+    try:
+        return data.decode("cp1252"), "not valid UTF-8: read as cp1252"
     except UnicodeDecodeError:
-        return data.decode("cp1252", errors="strict")
+        return data.decode("utf-8", errors="replace"), replaced
 
 
 def _read_text(path: Path, location: str) -> Document:
-    return text_document(_decode(path.read_bytes(), location), location, path.stem)
+    text, note = _decode(path.read_bytes(), location)
+    return replace(text_document(text, location, path.stem), note=note)
 
 
 def _read_html(path: Path, location: str) -> Document:
-    return html_document(_decode(path.read_bytes(), location), location, path.stem)
+    text, note = _decode(path.read_bytes(), location)
+    return replace(html_document(text, location, path.stem), note=note)
 
 
 def _read_pdf(path: Path, location: str) -> Document:
@@ -283,10 +321,18 @@ def pdf_document(data: Path | bytes, location: str, fallback_title: str) -> Docu
 
 
 def _read_jsonl(path: Path, location: str) -> ReadResult:
+    """One document a line. Lines end at "\n" only (a U+2028 inside a JSON string is
+    text) and are decoded one by one, so a stray byte is noted on its own document. A
+    line that would make a document whose text is not what the line holds (a second
+    document under an id, a number or a list printed as text) is a problem, with its line
+    number."""
     documents: list[Document] = []
     problems: list[UnreadableDocument] = []
-    text = _decode(path.read_bytes(), location)
-    for number, line in enumerate(text.splitlines(), start=1):
+    data = path.read_bytes()
+    _refuse_binary(data, location)
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        line, note = _decode_text(raw)
         if not line.strip():
             continue
         where = f"{location}:{number}"
@@ -295,21 +341,38 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
         except json.JSONDecodeError as error:
             problems.append(UnreadableDocument(where, f"invalid JSON: {error.msg}"))
             continue
-        if not isinstance(record, dict) or not str(record.get("text") or "").strip():
-            problems.append(UnreadableDocument(where, "a JSONL document needs a 'text'"))
+        reason = _jsonl_problem(record)
+        if reason is None and record["id"] in first_line:
+            reason = f"duplicate id {record['id']!r} (line {first_line[record['id']]} has it)"
+        if reason is not None:
+            problems.append(UnreadableDocument(where, reason))
             continue
-        if not str(record.get("id") or "").strip():
-            problems.append(UnreadableDocument(where, "a JSONL document needs an 'id'"))
-            continue
+        first_line[record["id"]] = number
         documents.append(
             Document(
-                location=str(record["id"]),
-                title=str(record.get("title") or record["id"]),
-                text=str(record["text"]),
-                published=str(record["date"]) if record.get("date") else None,
+                location=record["id"],
+                title=record.get("title") or record["id"],
+                text=record["text"],
+                published=record.get("date") or None,
+                note=note,
             )
         )
     return ReadResult(documents, problems)
+
+
+def _jsonl_problem(record: object) -> str | None:
+    """Why a JSONL record makes no document, if it does not."""
+    if not isinstance(record, dict):
+        return "a JSONL line must be an object with an 'id' and a 'text'"
+    for key in ("id", "text", "title", "date"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"{key!r} must be a string, not {_JSON_TYPES.get(type(value), 'a number')}"
+    if not (record.get("text") or "").strip():
+        return "a JSONL document needs a 'text'"
+    if not (record.get("id") or "").strip():
+        return "a JSONL document needs an 'id'"
+    return None
 
 
 def _title_of_text(text: str, fallback: str) -> str:
