@@ -228,3 +228,58 @@ def test_a_question_split_in_parts_is_unanswered_only_when_no_part_is_answered()
         ("facet", "q0"),
         ("unanswered", "q1; q2"),
     ]
+
+
+def titled(state: State, **titles: str) -> State:
+    for source_id, title in titles.items():
+        state.sources[source_id].title = title
+    return state
+
+
+def test_a_table_row_conflicts_with_prose_when_the_title_names_the_subject() -> None:
+    """A datasheet gives the value as a row, the product named only in its title."""
+    state = state_with(
+        [
+            ("sheet", "| Gravimetric energy density | 390 Wh/kg |", None),
+            ("press", "The Aurora A1 cell reaches an energy density of 450 Wh/kg.", None),
+        ]
+    )
+    titled(state, sheet="Aurora A1 datasheet")
+    [conflict] = [g for g in gaps_of(state) if g.kind == "conflict"]
+    assert {side.value for side in conflict.sides} == {"390 Wh/kg", "450 Wh/kg"}
+    assert "Aurora A1" in conflict.subject
+
+
+def test_a_title_shared_is_not_enough_for_two_different_attributes() -> None:
+    state = state_with(
+        [
+            ("sheet", "| Charging power | 350 kW |", None),
+            ("press", "The Aurora A1 pack's motor delivers 250 kW.", None),
+        ]
+    )
+    titled(state, sheet="Aurora A1 datasheet")
+    assert "conflict" not in kinds(gaps_of(state))
+
+
+def test_versions_that_disagree_on_a_change_conflict() -> None:
+    state = state_with(
+        [
+            ("docs", "The `tomllib` module was added in Python 3.11.", None),
+            ("blog", "`tomllib` was added in Python 3.12 to read TOML files.", None),
+        ]
+    )
+    [conflict] = [g for g in gaps_of(state) if g.kind == "conflict"]
+    assert {side.value for side in conflict.sides} == {"3.11", "3.12"}
+    assert conflict.subject == "tomllib (version added)"
+
+
+def test_different_features_added_in_different_versions_do_not_conflict() -> None:
+    state = state_with(
+        [
+            ("a", "The `zoneinfo` module was added in Python 3.9.", None),
+            ("b", "The `tomllib` module was added in Python 3.11.", None),
+            ("c", "PostgreSQL 15 added the MERGE command.", None),
+            ("d", "PostgreSQL 16 added the `pg_stat_io` view.", None),
+        ]
+    )
+    assert "conflict" not in kinds(gaps_of(state))

@@ -1,20 +1,29 @@
-"""Sources that disagree: on a quantity, on a year, or on whether something happened.
+"""Sources that disagree: on a quantity, on a year, on a version, or on whether
+something happened.
 
 Two sentences from independent sources are about the same subject when they share a
-name or product code; they disagree when they give different values for the same
-unit, different years for the same kind of event, or status words that cannot both be
-true now ("will ship" against "shipped", "delivered" against "not yet").
+name or product code, in the sentence or in what frames it (its source's title, the
+headings above it: a datasheet's row "| Energy density | 390 Wh/kg |" is about the
+product its title names); a subject shared only through a frame needs a shared word
+besides, the attribute ("energy density"). They disagree when they give different
+values for the same unit, different years for the same kind of event, different
+versions for the same change ("added in 3.11" against "added in 3.12"), or status words
+that cannot both be true now ("will ship" against "shipped", "delivered" against "not
+yet").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
 from grounded_research.gaps.kinds import CONFLICT_KINDS, ConflictKind
+from grounded_research.text.answers import identifiers
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facts import is_unit, name_phrases, quantities, statuses, years
+from grounded_research.text.tokenize import tokenize
 
 _EVENTS = {
     "start": r"\b(?:start\w*|begin\w*|began|launch\w*|enter\w*|open\w*)\b|开始|投产|启动",
@@ -74,6 +83,7 @@ class Statement:
     evidence_id: str
     source: str  # independent source: a reprint counts as its original
     sentence: str
+    frame: str = ""  # its source's title and the headings above it
 
 
 @dataclass(frozen=True)
@@ -88,12 +98,12 @@ class Disagreement:
         return f"{self.names} ({self.detail})"
 
 
-def statements(evidence: list[tuple[str, str, str]]) -> list[Statement]:
-    """Sentences of (evidence id, independent source, text) passages."""
+def statements(evidence: list[tuple[str, str, str, str]]) -> list[Statement]:
+    """Sentences of (evidence id, independent source, text, frame) passages."""
     out: list[Statement] = []
-    for evidence_id, source, text in evidence:
+    for evidence_id, source, text, frame in evidence:
         for start, end in sentences(text):
-            out.append(Statement(evidence_id, source, text[start:end]))
+            out.append(Statement(evidence_id, source, text[start:end], frame))
     return out
 
 
@@ -101,12 +111,22 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     """Pairs that disagree, grouped: pairs of the same kind and detail that share a
     statement are one disagreement with several sides."""
     groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
-    analysed = [(s, subjects(s.sentence)) for s in found]
-    for (a, names_a), (b, names_b) in combinations(analysed, 2):
-        shared = names_a & names_b
-        if a.source == b.source or not shared:
+    framed: dict[str, set[str]] = {}
+    analysed = [
+        (s, own_subjects(s.sentence), framed.setdefault(s.frame, own_subjects(s.frame)))
+        for s in found
+    ]
+    for (a, own_a, frame_a), (b, own_b, frame_b) in combinations(analysed, 2):
+        if a.source == b.source:
             continue
-        for kind, detail, value_a, value_b in _disagreements(a.sentence, b.sentence):
+        shared = own_a & own_b
+        in_sentences = bool(shared)
+        if not shared:
+            shared = (own_a | frame_a) & (own_b | frame_b)
+            if not shared or not _attribute_words(a.sentence) & _attribute_words(b.sentence):
+                continue
+        found_here = _disagreements(a.sentence, b.sentence, versions=in_sentences)
+        for kind, detail, value_a, value_b in found_here:
             group = next(
                 (
                     g
@@ -133,7 +153,7 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     return kept
 
 
-def _disagreements(a: str, b: str) -> list[tuple[ConflictKind, str, str, str]]:
+def _disagreements(a: str, b: str, versions: bool) -> list[tuple[ConflictKind, str, str, str]]:
     found: list[tuple[ConflictKind, str, str, str]] = []
     quantities_b = quantities(b)
     for qa in quantities(a):
@@ -144,6 +164,11 @@ def _disagreements(a: str, b: str) -> list[tuple[ConflictKind, str, str, str]]:
         years_a, years_b = set(years(a, in_full_dates=False)), set(years(b, in_full_dates=False))
         if years_a and years_b and not years_a & years_b:
             found.append(("conflict", "year", _join(years_a), _join(years_b)))
+    changes_a, changes_b = (version_changes(a), version_changes(b)) if versions else ({}, {})
+    for change in sorted(changes_a.keys() & changes_b.keys()):
+        if not changes_a[change] & changes_b[change]:
+            detail = f"version {change}"
+            found.append(("conflict", detail, _join(changes_a[change]), _join(changes_b[change])))
     status_a, status_b = statuses(a), statuses(b)
     for left, right in _INCOMPATIBLE:
         if left <= status_a and right <= status_b and not right <= status_a:
@@ -162,6 +187,58 @@ def subjects(sentence: str) -> set[str]:
         for phrase in name_phrases(sentence)
         if phrase.lower() not in GENERIC_NAME_WORDS and not phrase.isdigit() and not is_unit(phrase)
     }
+
+
+_CHANGES = {
+    "added": r"\b(?:added|introduced|new in)\b|新增|引入",
+    "deprecated": r"\bdeprecated\b|弃用|废弃",
+    "removed": r"\b(?:removed|dropped)\b|移除|删除",
+}
+_CHANGE = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in _CHANGES.items()}
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\d)")
+_CODE_SPAN = re.compile(r"`[^`\n]{2,60}`")
+_VERSIONED_NAME = re.compile(r"\b([A-Z][\w+#-]*)\s+(?:version\s+)?\d+\.\d+")
+
+
+def version_changes(sentence: str) -> dict[str, set[str]]:
+    """The versions a sentence dates a change to, by kind of change: {"added": {"3.11"}}
+    for "tomllib was added in Python 3.11"."""
+    found = set(_VERSION.findall(sentence))
+    if not found:
+        return {}
+    return {name: found for name, pattern in _CHANGE.items() if pattern.search(sentence)}
+
+
+def _attribute_words(sentence: str) -> set[str]:
+    """The words of a sentence besides its names, numbers, units and the products whose
+    versions it gives: what two sentences must share to be about one attribute."""
+    versioned = {m.lower() for m in _VERSIONED_NAME.findall(sentence)}
+    names = {w.lower() for phrase in name_phrases(sentence) for w in phrase.split()}
+    return {
+        token
+        for token in tokenize(sentence)
+        if not any(c.isdigit() for c in token)
+        and not is_unit(token)
+        and token not in versioned
+        and token not in names
+        and len(token) > 2
+    }
+
+
+def own_subjects(sentence: str) -> set[str]:
+    """What a sentence is about, for comparing it with another: its whole names and code
+    names (`tomllib`, max_wal_size), without the products whose versions it gives
+    ("Python" of "Python 3.11": two features added in different Python versions are
+    two subjects, and "PostgreSQL 15" and "PostgreSQL 16" do not contradict)."""
+    versioned = set(_VERSIONED_NAME.findall(sentence))
+    code = {span.strip("`").lower() for span in _CODE_SPAN.findall(sentence)}
+    return (subjects(sentence) - versioned) | code | identifiers(sentence)
+
+
+def frame(title: str, headings: Sequence[str]) -> str:
+    """What says what a passage is about besides its words: its source's title and the
+    headings it lies under."""
+    return "\n".join([title, *headings]).strip()
 
 
 def _subject(shared: set[str]) -> str:

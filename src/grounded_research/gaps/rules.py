@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from grounded_research.configuration import Context
-from grounded_research.gaps.conflicts import Statement, find_disagreements, statements
+from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     asked_kind,
@@ -101,10 +101,8 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 
 
 def _frame(state: State, record: Evidence) -> str:
-    """What says what a passage is about besides its words: its source's title and the
-    headings it lies under."""
     source = state.sources.get(record.source_id)
-    return "\n".join([source.title if source else "", *record.headings]).strip()
+    return frame(source.title if source else "", record.headings)
 
 
 def _with_title(state: State, record: Evidence) -> str:
@@ -189,12 +187,12 @@ def bridge_queries(
 
 
 def conflict_gaps(state: State) -> list[Gap]:
-    selected: list[tuple[str, str, str]] = []
+    selected: list[tuple[str, str, str, str]] = []
     for ids in state.context.values():
         for evidence_id in ids:
             record = state.record(evidence_id)
             independent = next(iter(state.independent_sources([evidence_id])), record.source_id)
-            selected.append((evidence_id, independent, record.text))
+            selected.append((evidence_id, independent, record.text, _frame(state, record)))
     by_id = {sq.id: sq for sq in state.sub_questions}
     gaps: list[Gap] = []
     for disagreement in find_disagreements(statements(selected)):

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from grounded_research.gaps.conflicts import find_disagreements, statements
+from grounded_research.gaps.conflicts import find_disagreements, frame, statements
 from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
@@ -170,6 +170,10 @@ class Assembler:
         cost = sum(self._listing_cost(source_id) for source_id in unquoted)
         return min(int(budget * LISTED_SHARE), cost)
 
+    def _title_of(self, record: Evidence) -> str:
+        source = self.sources.get(record.source_id)
+        return source.title if source else ""
+
     def _listing_cost(self, source_id: str) -> int:
         source = self.sources.get(source_id)
         if source is None:
@@ -270,8 +274,10 @@ class Assembler:
             return 0
         records = [r for f in fitted.values() for p in f.placed for r in p.records]
         found = statements(
-            [(r.id, independent(r), r.text) for r in records]
-            + [(e.id, independent(e), e.text) for e in left_out.values()]
+            [
+                (r.id, independent(r), r.text, frame(self._title_of(r), r.headings))
+                for r in [*records, *left_out.values()]
+            ]
         )
         added = 0
         for disagreement in find_disagreements(found):
