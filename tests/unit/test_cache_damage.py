@@ -10,6 +10,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,36 @@ def test_an_index_of_an_older_version_is_rebuilt_cleanly(tmp_path: Path, cache_d
     assert corpus.search_sync("Norvik Halvard", 1)[0].text == NORVIK
     left = {p.name for p in corpus.index_dir.iterdir()}
     assert "bm25f" not in left and "tokens.npz" not in left
+
+
+def test_the_snapshot_store_refuses_and_rewrites_a_damaged_snapshot(cache_dir: str) -> None:
+    from grounded_research.retrieval.snapshots import SnapshotDamaged
+
+    store = SnapshotStore.in_cache(cache_dir)
+    digest = store.put("Verbatim text.")
+    flip_bytes(store.path(digest))
+    with pytest.raises(SnapshotDamaged, match="damaged"):
+        store.get(digest)
+    assert store.put("Verbatim text.") == digest  # a whole copy is written over it
+    assert store.get(digest) == "Verbatim text."
+
+
+def test_a_cached_page_with_a_damaged_snapshot_is_fetched_again(cache_dir: str) -> None:
+    from grounded_research.retrieval.web import PageCache, WebPage
+
+    store = SnapshotStore.in_cache(cache_dir)
+    cache = PageCache(Path(cache_dir), store)
+    text = "The Zorbit gizmo costs 40 euros."
+    page = WebPage(
+        url="https://example.org/z",
+        status="fetched",
+        location="https://example.org/z",
+        title="Zorbit",
+        sha256=store.put(text),
+        text=text,
+        fetched_at=datetime.now(UTC).isoformat(),
+    )
+    cache.put(page)
+    assert cache.get(page.url, 7.0) is not None
+    cut_in_half(store.path(page.sha256))
+    assert cache.get(page.url, 7.0) is None  # not a torso of the page: fetched again
