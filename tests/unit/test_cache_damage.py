@@ -203,3 +203,34 @@ def test_a_cached_page_with_a_damaged_snapshot_is_fetched_again(cache_dir: str) 
     assert cache.get(page.url, 7.0) is not None
     cut_in_half(store.path(page.sha256))
     assert cache.get(page.url, 7.0) is None  # not a torso of the page: fetched again
+
+
+def test_a_build_that_fails_half_way_leaves_the_previous_index(
+    tmp_path: Path,
+    cache_dir: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from grounded_research.retrieval import local
+
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    LocalCorpus(root, Path(cache_dir), 600).refresh()
+    time.sleep(0.01)
+    write(root, "a.md", "# Aurora\n\nThe Aurora A1 cell now reaches 470 Wh/kg.\n")
+
+    def disk_full(target: Path, data: bytes | str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(local, "write_atomic", disk_full)  # the manifest is not written
+    with pytest.raises(OSError, match="No space"):
+        LocalCorpus(root, Path(cache_dir), 600).refresh()
+    monkeypatch.undo()
+
+    with caplog.at_level(logging.WARNING):
+        reopened = LocalCorpus(root, Path(cache_dir), 600)
+        assert reopened.refresh().extracted == 1  # the previous index, whole: no warning
+    assert not caplog.records
+    assert "470 Wh/kg" in reopened.search_sync("Aurora Wh/kg", 1)[0].text
+    [index] = Path(cache_dir, "index").iterdir()
+    assert len(list(index.glob("bm25f-*"))) == 1  # the failed build's folder is gone
