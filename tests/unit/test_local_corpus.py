@@ -126,3 +126,82 @@ def test_a_rebuild_tokenizes_only_the_changed_files(
     assert tokenized == ["sub/b.txt"]
     assert reopened.search_sync("Aurora Wh/kg", 1)[0].location == "a.md"
     assert reopened.search_sync("Norvik N3", 1)[0].location == "sub/b.txt"
+
+
+def test_a_symlink_loop_is_a_failed_source_and_the_scan_goes_on(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    (root / "loop-a.md").symlink_to(root / "loop-b.md")
+    (root / "loop-b.md").symlink_to(root / "loop-a.md")
+    (root / "sub" / "self.md").symlink_to(root / "sub" / "self.md")
+    corpus = open_corpus(str(root), cache_dir, 600)  # RuntimeError on Python 3.11 before
+    problems = {p.location: p for p in corpus.problems()}
+    for location in ("loop-a.md", "loop-b.md", "sub/self.md"):
+        assert problems[location].status == "failed"
+        assert problems[location].error == "symbolic link loop"
+    assert corpus.search_sync("Norvik Halvard", 1)[0].location == "sub/b.txt"
+    assert not LocalCorpus(root, Path(cache_dir), 600).refresh().rebuilt  # kept as seen
+
+
+def test_an_unreadable_folder_is_a_failed_source_and_the_scan_goes_on(
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    write(root, "locked/secret.md", "# Locked\n\nNobody reads this.\n")
+    listing = os.scandir
+
+    def scandir(path: str) -> object:  # as chmod 000 does, even for root
+        if Path(path).name == "locked":
+            raise PermissionError(13, "Permission denied", path)
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    corpus = open_corpus(str(root), cache_dir, 600)
+    problems = {p.location: p for p in corpus.problems()}
+    assert problems["locked/"].status == "failed"
+    assert problems["locked/"].error == "folder cannot be read: Permission denied"
+    assert corpus.search_sync("Norvik Halvard", 1)[0].location == "sub/b.txt"
+
+    monkeypatch.setattr(os, "scandir", listing)  # readable again: its files are indexed
+    reopened = LocalCorpus(root, Path(cache_dir), 600)
+    assert reopened.refresh().extracted == 1
+    assert reopened.search_sync("Nobody reads", 1)[0].location == "locked/secret.md"
+    assert "locked/" not in {p.location for p in reopened.problems()}
+
+
+def test_a_second_refresh_waits_for_the_first_and_reads_its_index(
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs on one fresh cache: the second waits for the first's build, then reads
+    it instead of extracting the corpus again over it (threads here, processes in
+    tests/integration/test_shared_cache.py)."""
+    import threading
+
+    from grounded_research.retrieval import local
+
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    extracting = threading.Event()
+    original = local._extract_file
+
+    def slow(job: tuple[str, str, int]) -> object:
+        extracting.set()
+        time.sleep(0.05)
+        return original(job)
+
+    monkeypatch.setattr(local, "_extract_file", slow)
+    results: dict[str, local.RefreshStats] = {}
+    first = threading.Thread(
+        target=lambda: results.setdefault(
+            "first", LocalCorpus(root, Path(cache_dir), 600).refresh()
+        )
+    )
+    first.start()
+    assert extracting.wait(5)
+    second = LocalCorpus(root, Path(cache_dir), 600).refresh()
+    first.join()
+    assert results["first"].extracted == 4
+    assert (second.extracted, second.rebuilt, second.documents) == (0, False, 4)

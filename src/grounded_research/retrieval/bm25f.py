@@ -15,13 +15,15 @@ are stored once per document, every passage of it sharing them (`chunk_document`
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from grounded_research.files import Fingerprint, write_atomic
 
 K1 = 1.5
 # Length normalisation per field (applied when searching): full for the text, less for
@@ -168,21 +170,25 @@ def build(
     return Index({token: i for i, token in enumerate(vocabulary)}, idf, fields, chunk_document)
 
 
-def save(index: Index, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
+def save(index: Index, folder: Path) -> dict[str, Fingerprint]:
+    """Write the index into `folder`, one file at a time (`write_atomic`); the files
+    written, by name, with what they hold, for the caller's manifest to check them by."""
     arrays = {"idf": index.idf, "chunk_document": index.chunk_document}
     for name, field in index.fields.items():
         arrays |= {f"{name}.indptr": field.indptr, f"{name}.rows": field.rows}
         arrays |= {f"{name}.tf": field.tf, f"{name}.lengths": field.lengths}
-    for key, array in arrays.items():
-        np.save(folder / f"{key}.npy", array)
     meta = {
         "vocabulary": sorted(index.vocabulary, key=index.vocabulary.__getitem__),
         "fields": {name: field.mean_length for name, field in index.fields.items()},
     }
-    temporary = folder / "meta.json.part"
-    temporary.write_text(json.dumps(meta), encoding="utf-8")
-    os.replace(temporary, folder / "meta.json")
+    payloads = {"meta.json": json.dumps(meta).encode("utf-8")}
+    for key, array in arrays.items():
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        payloads[f"{key}.npy"] = buffer.getvalue()
+    for name, payload in payloads.items():
+        write_atomic(folder / name, payload)
+    return {name: Fingerprint.of(payload) for name, payload in payloads.items()}
 
 
 def load(folder: Path) -> Index:

@@ -5,39 +5,65 @@ A passage is scored on its own words and on the fields that say what it is about
 weighted in one BM25F (`bm25f`). Opening an unchanged corpus reads the saved index;
 files whose size or modification time changed are extracted again (in parallel) and
 only then is the index rebuilt. The corpus never reads outside its root: symlinks that
-lead out are refused.
+lead out are refused; a link loop or a folder that cannot be read is recorded as a
+failed source, and the scan goes on.
+
+The index on disk is shared by every run that opens the same corpus with the same cache
+folder, in any process. A refresh holds the index folder's lock (`files.exclusive`), so a
+second run waits for the first and then reads what it saved. Each build is written into a
+new folder (`bm25f-<random>`) and becomes the index only when the manifest naming it, with
+every file's size and sha256, replaces the old manifest: a kill mid-build leaves the
+previous index. Opening checks those files against the manifest, and anything damaged is
+rebuilt with one line on stderr (the `logging` warning); a damaged snapshot is extracted
+again from its file, or its source is recorded as failed, never quoted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import errno
 import hashlib
+import io
 import json
+import logging
+import multiprocessing
 import os
+import secrets
 import shutil
+import signal
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from grounded_research.errors import CorpusError
+from grounded_research.files import Fingerprint, damage, exclusive, write_atomic
 from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit, SourceProblem
 from grounded_research.retrieval.dense import DenseIndex, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
 from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
-from grounded_research.retrieval.snapshots import SnapshotStore
+from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6  # 6: each build in its own folder, named by a checksummed manifest
+MANIFEST = "manifest.json"
+LOCK_FILE = "refresh.lock"
+BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
 TOKENS_FILE = "tokens.npz"  # every chunk's tokens: a rebuild re-tokenizes only new files
 PARALLEL_FROM_FILES = 16
-INDEX_FOLDER = "bm25f"
+PARENT_POLL_SECONDS = 0.5  # how often an extraction worker checks that its parent lives
+PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for when the parent dies
+LOG = logging.getLogger(__name__)
 # Dense retrieval (`dense`), off by default: embedding every chunk of the Debian docs
 # corpus with the local MiniLM costs far more than the whole index build (see
 # benchmarks/README.md). To turn it on, the layer that knows the embedders sets this to
@@ -77,6 +103,20 @@ class IndexedFile:
 
 
 @dataclass(frozen=True)
+class FoundFile:
+    """A file the scan found: its size and modification time, or, for an entry that is
+    not read at all (a link loop, a folder that cannot be listed), why not."""
+
+    size: int
+    mtime_ns: int
+    refused: tuple[str, str] | None = None  # status, reason
+
+    @classmethod
+    def refuse(cls, status: str, reason: str) -> FoundFile:
+        return cls(-1, -1, (status, reason))
+
+
+@dataclass(frozen=True)
 class RefreshStats:
     files: int
     extracted: int
@@ -110,25 +150,36 @@ class LocalCorpus:
         self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
+        self._unreadable: dict[str, tuple[str, str]] = {}  # sha256: location, reason
         self._unsaved_tokens: tuple[list[str], dict[str, bm25f.TokenIds]] | None = None
+        self._build_folder: str | None = None  # the saved build this state was read from
+        self._parts: dict[str, Fingerprint] = {}  # its files, as the manifest gives them
+        self._manifest_seen: tuple[int, int, int] | None = None  # the manifest's stat
 
     # -- opening and refreshing ------------------------------------------------------
 
     def refresh(self) -> RefreshStats:
-        """Bring the index up to date with the files on disk."""
-        with self._lock:
+        """Bring the index up to date with the files on disk. Holds the index's lock
+        across processes: a run that finds another refreshing waits, then reads (and
+        only checks) what the other saved."""
+        with self._lock, exclusive(self.index_dir / LOCK_FILE, on_wait=self._say_waiting):
             started = time.perf_counter()
-            if not self._files:
-                self._load()
-            on_disk = dict(self._scan())
+            if self._manifest_seen is None or self._manifest_seen != self._manifest_stat():
+                self._load()  # never read, or saved since by another process
+            on_disk = self._scan()
+            refused = self._record_refused(on_disk)
             changed = [
                 rel
-                for rel, (size, mtime) in on_disk.items()
-                if rel not in self._files
-                or (self._files[rel].size, self._files[rel].mtime_ns) != (size, mtime)
+                for rel, found in on_disk.items()
+                if found.refused is None
+                and (
+                    rel not in self._files
+                    or (self._files[rel].size, self._files[rel].mtime_ns)
+                    != (found.size, found.mtime_ns)
+                )
             ]
             removed = [rel for rel in self._files if rel not in on_disk]
-            needs_build = bool(changed or removed) or self._index is None
+            needs_build = bool(changed or removed or refused) or self._index is None
             extracted_tokens: dict[str, DocumentTokens] = {}
             if changed:
                 extracted_tokens = self._extract(changed, on_disk)
@@ -149,6 +200,9 @@ class LocalCorpus:
                 embedded=embedded,
             )
 
+    def _say_waiting(self) -> None:
+        LOG.warning("waiting for another run that is indexing %s", self.root)
+
     def _sync_dense(self) -> int:
         """Vectors for the chunks that have none yet (`dense`); how many were embedded."""
         if self._dense is None:
@@ -164,50 +218,111 @@ class LocalCorpus:
 
         return self._dense.sync([(d.sha256, start, end) for d, start, end, _ in chunks], text_of)
 
-    def _scan(self) -> Iterator[tuple[str, tuple[int, int]]]:
+    def _scan(self) -> dict[str, FoundFile]:
+        """Every file to index, by its path under the root. What cannot be read (a folder
+        without permission, a link loop, a link out of the corpus) is kept with its
+        reason, so that it becomes a failed source instead of vanishing or ending the
+        run."""
         if self.root.is_file():
             stat = self.root.stat()
-            yield self.root.name, (stat.st_size, stat.st_mtime_ns)
-            return
-        for folder, subfolders, names in os.walk(self.root, followlinks=False):
-            subfolders[:] = sorted(d for d in subfolders if not d.startswith("."))
+            return {self.root.name: FoundFile(stat.st_size, stat.st_mtime_ns)}
+        found: dict[str, FoundFile] = {}
+
+        def unreadable_folder(error: OSError) -> None:
+            where = Path(error.filename or self.root)
+            rel = where.relative_to(self.root).as_posix() if where != self.root else "."
+            reason = f"folder cannot be read: {error.strerror or error}"
+            found[rel + "/"] = FoundFile.refuse("failed", reason)
+
+        for folder, subfolders, names in os.walk(
+            self.root, onerror=unreadable_folder, followlinks=False
+        ):
+            kept: list[str] = []
+            for name in sorted(subfolders):
+                path = Path(folder) / name
+                if name.startswith("."):
+                    continue
+                if path.is_symlink():  # not walked into: its target is indexed where it is
+                    problem = self._link_problem(path)
+                    if problem is not None:
+                        rel = path.relative_to(self.root).as_posix() + "/"
+                        found[rel] = FoundFile.refuse(*problem)
+                    continue
+                kept.append(name)
+            subfolders[:] = kept
             for name in sorted(names):
                 path = Path(folder) / name
                 if name.startswith(".") or path.suffix.lower() not in SUPPORTED_SUFFIXES:
                     continue
                 rel = path.relative_to(self.root).as_posix()
+                problem = self._link_problem(path)
+                if problem is not None:
+                    found[rel] = FoundFile.refuse(*problem)
+                    continue
                 try:
-                    real = path.resolve(strict=True)
-                    stat = real.stat()
-                except OSError:
-                    yield rel, (-1, -1)  # broken link: reported when extracted
+                    stat = path.stat()
+                except OSError as error:
+                    found[rel] = FoundFile.refuse("failed", f"cannot be read: {error.strerror}")
                     continue
-                if not real.is_relative_to(self.root):
-                    yield rel, (-2, -2)  # leads outside the corpus: refused
-                    continue
-                yield rel, (stat.st_size, stat.st_mtime_ns)
+                found[rel] = FoundFile(stat.st_size, stat.st_mtime_ns)
+        return found
+
+    def _link_problem(self, path: Path) -> tuple[str, str] | None:
+        """Why the entry at `path` cannot be followed (status, reason), or None."""
+        try:
+            real = path.resolve(strict=True)
+        except RuntimeError:  # Python 3.11 and 3.12 report a loop so
+            return "failed", "symbolic link loop"
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return "failed", "symbolic link loop"
+            return "failed", f"broken link: {error.strerror or error}"
+        if not real.is_relative_to(self.root):
+            return "blocked", "link leads outside the corpus"
+        return None
+
+    def _record_refused(self, on_disk: dict[str, FoundFile]) -> list[str]:
+        """Keep what the scan refused, with its reason; which entries are new or
+        changed (each one a reason to rebuild the index)."""
+        refused: list[str] = []
+        for rel, found in on_disk.items():
+            if found.refused is None:
+                continue
+            entry = IndexedFile(size=found.size, mtime_ns=found.mtime_ns)
+            entry.problems.append((rel, *found.refused))
+            if self._files.get(rel) != entry:
+                self._files[rel] = entry
+                refused.append(rel)
+        return refused
 
     def _path(self, rel: str) -> Path:
         return self.root if self.root.is_file() else self.root / rel
 
     def _extract(
-        self, changed: list[str], on_disk: dict[str, tuple[int, int]]
+        self, changed: list[str], on_disk: dict[str, FoundFile]
     ) -> dict[str, DocumentTokens]:
         jobs = [(str(self._path(rel)), rel, self.chunk_size) for rel in changed]
         tokens: dict[str, DocumentTokens] = {}
         if len(jobs) >= PARALLEL_FROM_FILES and (os.cpu_count() or 1) > 1:
-            with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
+            # Fork where it exists (so a worker's parent is this process, which
+            # `_die_with_parent` watches), spawn elsewhere.
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            with ProcessPoolExecutor(
+                max_workers=os.cpu_count(),
+                mp_context=multiprocessing.get_context(method),
+                initializer=_die_with_parent,
+                initargs=(os.getpid(),),
+            ) as pool:
                 results = list(pool.map(_extract_file, jobs, chunksize=8))
         else:
             results = [_extract_file(job) for job in jobs]
         for rel, (documents, problems) in zip(changed, results, strict=True):
-            size, mtime = on_disk[rel]
-            if size == -2:
-                documents, problems = [], [(rel, "blocked", "link leads outside the corpus")]
-            indexed = IndexedFile(size=size, mtime_ns=mtime, problems=problems)
+            found = on_disk[rel]
+            indexed = IndexedFile(size=found.size, mtime_ns=found.mtime_ns, problems=problems)
             for document, text, chunk_tokens in documents:
                 self.snapshots.put(text)
                 self._texts[document.sha256] = text
+                self._unreadable.pop(document.sha256, None)
                 indexed.documents.append(document)
                 tokens[document.sha256] = chunk_tokens
             self._files[rel] = indexed
@@ -220,7 +335,7 @@ class LocalCorpus:
         streams: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
         stored: dict[tuple[str, str], DocumentTokens] | None = None
         for rel in sorted(self._files):
-            for document in self._files[rel].documents:
+            for document in list(self._files[rel].documents):
                 tokens = fresh_tokens.get(document.sha256)
                 if tokens is None:
                     if stored is None:
@@ -229,7 +344,11 @@ class LocalCorpus:
                     if tokens is not None and len(tokens.bodies) != len(document.chunks):
                         tokens = None  # two documents with one key: tokenize again
                 if tokens is None:
-                    tokens = _tokenize_chunks(document, self.text(document.sha256))
+                    try:
+                        tokens = _tokenize_chunks(document, self.text(document.sha256))
+                    except SnapshotDamaged as lost:
+                        self._leave_out(rel, document, str(lost))
+                        continue
                 documents.append(document)
                 streams["title"].append(tokens.title)
                 streams["path"].append(tokens.path)
@@ -249,29 +368,64 @@ class LocalCorpus:
         if chunk_document:
             self._index = bm25f.build(vocabulary, ids, self._chunk_document)
 
+    def _leave_out(self, rel: str, document: IndexedDocument, reason: str) -> None:
+        """A document whose text is lost (its snapshot damaged, its file changed) is left
+        out of the index, and its file is marked to be extracted again next time."""
+        indexed = self._files[rel]
+        indexed.documents.remove(document)
+        indexed.problems.append((document.location, "failed", reason))
+        indexed.size = indexed.mtime_ns = -1
+
     # -- persistence -----------------------------------------------------------------
 
+    def _manifest_stat(self) -> tuple[int, int, int] | None:
+        try:
+            stat = (self.index_dir / MANIFEST).stat()
+        except OSError:
+            return None
+        return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
     def _save(self) -> None:
-        self.index_dir.mkdir(parents=True, exist_ok=True)
-        folder = self.index_dir / INDEX_FOLDER
-        if folder.exists():
-            shutil.rmtree(folder)
+        """Write this build into a folder of its own, then the manifest that names it
+        (the one atomic step that makes it the index), then remove older builds."""
+        folder_name = BUILD_PREFIX + secrets.token_hex(6)
+        folder = self.index_dir / folder_name
+        parts: dict[str, Fingerprint] = {}
         if self._index is not None:
-            bm25f.save(self._index, folder)
-        manifest = {
-            "version": INDEX_VERSION,
+            parts |= bm25f.save(self._index, folder)
+        if self._unsaved_tokens is not None:
+            parts[TOKENS_FILE] = self._save_tokens(folder, *self._unsaved_tokens)
+            self._unsaved_tokens = None
+        content = {
             "root": str(self.root),
             "chunk_size": self.chunk_size,
             "files": {rel: asdict(indexed) for rel, indexed in self._files.items()},
+            "build": {
+                "folder": folder_name,
+                "parts": {name: [p.size, p.sha256] for name, p in parts.items()},
+            },
         }
-        if self._unsaved_tokens is not None:
-            self._save_tokens(*self._unsaved_tokens)
-            self._unsaved_tokens = None
-        temporary = self.index_dir / "manifest.json.part"
-        temporary.write_text(json.dumps(manifest), encoding="utf-8")
-        os.replace(temporary, self.index_dir / "manifest.json")
+        manifest = {"version": INDEX_VERSION, "sha256": _checksum(content), "content": content}
+        write_atomic(self.index_dir / MANIFEST, json.dumps(manifest))
+        self._build_folder, self._parts = folder_name, parts
+        self._manifest_seen = self._manifest_stat()
+        self._remove_old_builds()
 
-    def _save_tokens(self, vocabulary: list[str], ids: dict[str, bm25f.TokenIds]) -> None:
+    def _remove_old_builds(self) -> None:
+        """Earlier builds, builds a killed run left half-written and the files of older
+        index versions; the vectors kept beside the index stay."""
+        for path in self.index_dir.iterdir():
+            old_build = path.name.startswith(BUILD_PREFIX) and path.name != self._build_folder
+            old_layout = path.name in ("bm25f", TOKENS_FILE) or path.name.endswith(".part")
+            if old_build or old_layout:
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+
+    def _save_tokens(
+        self, folder: Path, vocabulary: list[str], ids: dict[str, bm25f.TokenIds]
+    ) -> Fingerprint:
         """Every field's tokens as vocabulary ids, in index order, beside the index."""
         arrays: dict[str, np.ndarray] = {}
         for name, (token_ids, lengths) in ids.items():
@@ -280,14 +434,25 @@ class LocalCorpus:
         arrays["vocabulary"] = np.frombuffer(json.dumps(list(vocabulary)).encode(), np.uint8)
         arrays["documents"] = np.frombuffer(json.dumps(documents).encode(), dtype=np.uint8)
         arrays["chunk_document"] = self._chunk_document
-        temporary = self.index_dir / (TOKENS_FILE + ".part.npz")
-        np.savez(temporary, allow_pickle=False, **arrays)
-        os.replace(temporary, self.index_dir / TOKENS_FILE)
+        buffer = io.BytesIO()
+        np.savez(buffer, allow_pickle=False, **arrays)
+        payload = buffer.getvalue()
+        write_atomic(folder / TOKENS_FILE, payload)
+        return Fingerprint.of(payload)
 
     def _stored_tokens(self) -> dict[tuple[str, str], DocumentTokens]:
-        """The tokens saved with the index, by (location, sha256) of their document."""
+        """The tokens saved with the index, by (location, sha256) of their document;
+        none if they are damaged (the documents are then tokenized again)."""
+        expected = self._parts.get(TOKENS_FILE)
+        if self._build_folder is None or expected is None:
+            return {}
+        path = self.index_dir / self._build_folder / TOKENS_FILE
+        problem = damage(path, expected)
+        if problem is not None:
+            LOG.warning("%s: saved tokens damaged (%s); tokenizing again", self.root, problem)
+            return {}
         try:
-            with np.load(self.index_dir / TOKENS_FILE) as saved:
+            with np.load(path) as saved:
                 vocabulary = np.array(json.loads(saved["vocabulary"].tobytes()), dtype=object)
                 rows = {
                     name: _rows(vocabulary, saved[f"{name}_ids"], saved[f"{name}_lengths"])
@@ -295,7 +460,7 @@ class LocalCorpus:
                 }
                 documents = json.loads(saved["documents"].tobytes())
                 chunk_document = saved["chunk_document"].tolist()
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return {}
         out = [
             DocumentTokens(title=title, path=path, bodies=[], headings=[])
@@ -311,39 +476,63 @@ class LocalCorpus:
             for (location, sha256), tokens in zip(documents, out, strict=True)
         }
 
-    def _load(self) -> None:
-        manifest_path = self.index_dir / "manifest.json"
+    def _read_manifest(self) -> dict[str, Any] | None:
+        """The saved manifest's content; None when there is none, when it is of an older
+        version (both rebuilt without a word) or when it is damaged (said on stderr)."""
+        path = self.index_dir / MANIFEST
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            with path.open("rb") as handle:
+                raw = handle.read()
+                stat = os.fstat(handle.fileno())
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            LOG.warning("%s: index unreadable (%s); rebuilding it", self.root, error)
+            return None
+        self._manifest_seen = stat.st_ino, stat.st_size, stat.st_mtime_ns
+        try:
+            manifest = json.loads(raw)
+            if manifest.get("version") != INDEX_VERSION:
+                return None
+            content: dict[str, Any] = manifest["content"]
+            if _checksum(content) == manifest["sha256"]:
+                return content
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+        LOG.warning("%s: index manifest damaged; indexing the corpus again", self.root)
+        return None
+
+    def _load(self) -> None:
+        """The saved index, as far as it is whole: files whose snapshots are gone are
+        extracted again, and damaged index files are rebuilt (`refresh` does both)."""
+        self._files, self._documents, self._index = {}, [], None
+        self._chunk_document = np.zeros(0, dtype=np.int32)
+        self._chunk_index = np.zeros(0, dtype=np.int32)
+        self._build_folder, self._parts = None, {}
+        content = self._read_manifest()
+        if content is None:
             return
-        if manifest.get("version") != INDEX_VERSION:
+        try:
+            files = {rel: _indexed_file(raw) for rel, raw in content["files"].items()}
+            build = content["build"]
+            folder_name = str(build["folder"])
+            parts = {str(n): Fingerprint(int(s), str(h)) for n, (s, h) in build["parts"].items()}
+        except (KeyError, TypeError, ValueError):
+            LOG.warning("%s: index manifest damaged; indexing the corpus again", self.root)
             return
-        files: dict[str, IndexedFile] = {}
-        for rel, raw in manifest["files"].items():
-            files[rel] = IndexedFile(
-                size=raw["size"],
-                mtime_ns=raw["mtime_ns"],
-                documents=[
-                    IndexedDocument(
-                        location=d["location"],
-                        title=d["title"],
-                        sha256=d["sha256"],
-                        published=d["published"],
-                        chunks=[(int(s), int(e), str(h)) for s, e, h in d["chunks"]],
-                    )
-                    for d in raw["documents"]
-                ],
-                problems=[
-                    (str(loc), str(status), str(why)) for loc, status, why in raw["problems"]
-                ],
+        # A file whose snapshot is gone is left out here, and so extracted again.
+        self._files = {
+            rel: indexed
+            for rel, indexed in files.items()
+            if all(d.sha256 in self.snapshots for d in indexed.documents)
+        }
+        self._build_folder, self._parts = folder_name, parts
+        if len(self._files) < len(files):
+            lost = len(files) - len(self._files)
+            LOG.warning(
+                "%s: saved text of %d files missing; extracting them again", self.root, lost
             )
-        missing_snapshot = any(
-            d.sha256 not in self.snapshots for f in files.values() for d in f.documents
-        )
-        if missing_snapshot:
-            return
-        self._files = files
+            return  # the index is rebuilt with those files
         documents = [d for rel in sorted(files) for d in files[rel].documents]
         self._documents = documents
         self._chunk_document = np.asarray(
@@ -352,21 +541,67 @@ class LocalCorpus:
         self._chunk_index = np.asarray(
             [j for d in documents for j in range(len(d.chunks))], dtype=np.int32
         )
-        folder = self.index_dir / INDEX_FOLDER
-        if self._chunk_document.size and (folder / "meta.json").exists():
-            try:
-                index = bm25f.load(folder)
-            except (OSError, ValueError, KeyError):
-                return  # rebuilt by refresh
-            if index.chunks == self._chunk_document.size:
-                self._index = index
+        if not self._chunk_document.size:
+            return
+        folder = self.index_dir / folder_name
+        for name, expected in parts.items():
+            problem = None if name == TOKENS_FILE else damage(folder / name, expected)
+            if problem is not None:
+                LOG.warning("%s: index damaged (%s); rebuilding it", self.root, problem)
+                return
+        try:
+            index = bm25f.load(folder)
+        except (OSError, ValueError, KeyError):
+            LOG.warning("%s: index unreadable; rebuilding it", self.root)
+            return
+        if index.chunks == self._chunk_document.size:
+            self._index = index
 
     # -- searching -------------------------------------------------------------------
 
     def text(self, sha256: str) -> str:
-        if sha256 not in self._texts:
-            self._texts[sha256] = self.snapshots.get(sha256)
-        return self._texts[sha256]
+        """A document's text, from its snapshot. A damaged or lost snapshot is made again
+        from the document's file when the file still holds that text; otherwise
+        `SnapshotDamaged` (and the document is one of `problems`)."""
+        known = self._texts.get(sha256)
+        if known is not None:
+            return known
+        if sha256 in self._unreadable:
+            raise SnapshotDamaged(self._unreadable[sha256][1])
+        try:
+            text = self.snapshots.get(sha256)
+        except (SnapshotDamaged, OSError) as error:
+            text = self._extract_again(sha256, error)
+        self._texts[sha256] = text
+        return text
+
+    def _extract_again(self, sha256: str, error: Exception) -> str:
+        """The text of the snapshot `sha256` from its file, stored again."""
+        owner = next(
+            (
+                (rel, document)
+                for rel, indexed in self._files.items()
+                for document in indexed.documents
+                if document.sha256 == sha256
+            ),
+            None,
+        )
+        if owner is None:
+            raise SnapshotDamaged(f"no indexed document has the text {sha256[:12]}") from error
+        rel, document = owner
+        lost = "damaged" if isinstance(error, SnapshotDamaged) else "missing"
+        try:
+            found, _ = _extract_file((str(self._path(rel)), rel, self.chunk_size))
+        except Exception:  # an unreadable file is no worse than a changed one
+            found = []
+        for again, text, _ in found:
+            if again.sha256 == sha256:
+                self.snapshots.put(text)
+                LOG.warning("%s: saved text %s; extracted it again", document.location, lost)
+                return text
+        reason = f"saved text {lost}, and the file no longer holds the text that was indexed"
+        self._unreadable[sha256] = (document.location, reason)
+        raise SnapshotDamaged(reason) from error
 
     def scores(self, query: str) -> np.ndarray:
         """Every chunk's score for this query (`fields.query_scores`)."""
@@ -389,6 +624,10 @@ class LocalCorpus:
             score = scores[chunk_id]
             document = self._documents[int(self._chunk_document[chunk_id])]
             start, end, path = document.chunks[int(self._chunk_index[chunk_id])]
+            try:
+                text = self.text(document.sha256)
+            except SnapshotDamaged:
+                continue  # never quoted; the document is one of `problems`
             hits.append(
                 SearchHit(
                     location=document.location,
@@ -396,7 +635,7 @@ class LocalCorpus:
                     sha256=document.sha256,
                     start=start,
                     end=end,
-                    text=self.text(document.sha256)[start:end],
+                    text=text[start:end],
                     score=float(score),
                     origin="local",
                     published=document.published,
@@ -409,11 +648,64 @@ class LocalCorpus:
         return await asyncio.to_thread(self.search_sync, query, k)
 
     def problems(self) -> list[SourceProblem]:
-        return [
+        recorded = [
             SourceProblem(location, status, reason, "local")
             for rel in sorted(self._files)
             for location, status, reason in self._files[rel].problems
         ]
+        lost = [
+            SourceProblem(location, "failed", reason, "local")
+            for location, reason in sorted(self._unreadable.values())
+        ]
+        return recorded + lost
+
+
+def _checksum(content: dict[str, Any]) -> str:
+    """The manifest's own checksum: of its content as `json.dumps` writes it (which the
+    content read back from the file gives again)."""
+    return hashlib.sha256(json.dumps(content).encode("utf-8")).hexdigest()
+
+
+def _indexed_file(raw: dict[str, Any]) -> IndexedFile:
+    """An `IndexedFile` as the manifest holds it."""
+    return IndexedFile(
+        size=int(raw["size"]),
+        mtime_ns=int(raw["mtime_ns"]),
+        documents=[
+            IndexedDocument(
+                location=str(d["location"]),
+                title=str(d["title"]),
+                sha256=str(d["sha256"]),
+                published=d["published"],
+                chunks=[(int(s), int(e), str(h)) for s, e, h in d["chunks"]],
+            )
+            for d in raw["documents"]
+        ],
+        problems=[(str(loc), str(status), str(why)) for loc, status, why in raw["problems"]],
+    )
+
+
+def _die_with_parent(parent: int) -> None:
+    """Runs first in every extraction worker, so that a worker dies with the run that
+    started it: a run killed with SIGKILL cannot stop its pool, and its workers would
+    otherwise go on (about 130 MB each) under init. On Linux the kernel kills the worker
+    when its parent goes (PR_SET_PDEATHSIG); everywhere, a thread checks the parent
+    every PARENT_POLL_SECONDS and ends the worker once it is gone."""
+    if sys.platform == "linux":
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass  # the thread below still watches
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def _tokenize_chunks(document: IndexedDocument, text: str) -> DocumentTokens:

@@ -1,19 +1,25 @@
 """Content-addressed snapshots of extracted source text.
 
 A snapshot is stored once under the sha256 of its UTF-8 text, so the same text found
-twice costs nothing and evidence offsets stay valid as long as the hash does.
+twice costs nothing and evidence offsets stay valid as long as the hash does. The name
+is also its checksum: `get` hashes what it reads and refuses a snapshot that no longer
+matches it (cut short, a changed byte), so a damaged one is never quoted.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
+
+from grounded_research.files import write_atomic
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SnapshotDamaged(ValueError):
+    """A snapshot whose bytes no longer hash to its name."""
 
 
 class SnapshotStore:
@@ -28,19 +34,29 @@ class SnapshotStore:
         return self.root / sha256[:2] / f"{sha256}.txt"
 
     def put(self, text: str) -> str:
-        digest = sha256_text(text)
+        """Store `text` under its hash; a snapshot already there is kept if it is whole
+        and written again if it is not."""
+        payload = text.encode("utf-8")
+        digest = hashlib.sha256(payload).hexdigest()
         target = self.path(digest)
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".part")
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
-            os.replace(temporary, target)
+        try:
+            if target.stat().st_size == len(payload) and target.read_bytes() == payload:
+                return digest
+        except OSError:
+            pass  # not there yet (or unreadable): written below
+        write_atomic(target, payload)
         return digest
 
     def get(self, sha256: str) -> str:
-        with self.path(sha256).open(encoding="utf-8", newline="") as snapshot:
-            return snapshot.read()
+        """The text stored under `sha256`; `SnapshotDamaged` if the file no longer holds
+        it, FileNotFoundError if there is none."""
+        payload = self.path(sha256).read_bytes()
+        if hashlib.sha256(payload).hexdigest() != sha256:
+            raise SnapshotDamaged(
+                f"snapshot {sha256[:12]} is damaged ({len(payload)} bytes that do not match"
+                " its hash)"
+            )
+        return payload.decode("utf-8")
 
     def __contains__(self, sha256: str) -> bool:
         return self.path(sha256).exists()

@@ -14,10 +14,8 @@ import asyncio
 import codecs
 import hashlib
 import json
-import os
 import random
 import ssl
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -30,6 +28,7 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
+from grounded_research.files import write_atomic
 from grounded_research.retrieval.documents import (
     Document,
     UnreadableDocument,
@@ -119,17 +118,12 @@ class PageCache:
             raw["redirects"] = tuple(raw["redirects"])
             page = WebPage(**raw)
             return replace(page, text=self.snapshots.get(page.sha256))
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+        except (OSError, ValueError, KeyError, TypeError):  # a damaged snapshot too
+            return None  # fetched again
 
     def put(self, page: WebPage) -> None:
         record = asdict(replace(page, text="", downloaded=False)) | {"version": CACHE_VERSION}
-        target = self._path(page.url)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".part")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(record, out)
-        os.replace(temporary, target)
+        write_atomic(self._path(page.url), json.dumps(record))
 
 
 class GuardArgs(TypedDict):
