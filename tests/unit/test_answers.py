@@ -12,6 +12,7 @@ from grounded_research.text.answers import (
     key_phrases,
     mentions_identifier,
     mentions_phrase,
+    names_other_release,
     names_subject,
     subjects,
 )
@@ -148,3 +149,32 @@ def test_a_passage_names_the_subject_with_its_exact_number(
 )
 def test_a_code_name_is_matched_whole(text: str, identifier: str, mentioned: bool) -> None:
     assert mentions_identifier(text, identifier) is mentioned
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("In PostgreSQL 15, what replaced pg_start_backup()?", "PostgreSQL 15"),
+        ("Is Django 3.2 a long-term support release?", "Django 3.2"),
+        ("Does SQLite 3.40 support RIGHT JOIN?", "SQLite 3.40"),
+    ],
+)
+def test_a_capitalised_question_word_is_not_part_of_the_name(question: str, phrase: str) -> None:
+    assert key_phrases(question) == [phrase]
+    lower = question[0].lower() + question[1:]
+    assert key_phrases(lower) == key_phrases(question)
+    assert subjects(lower) == subjects(question)
+
+
+def test_when_asks_for_a_date_only_as_the_question_word() -> None:
+    assert asked_kind("When was PostgreSQL 15 released?") == "date"
+    assert asked_kind("Since when does git support partial clones?") == "date"
+    limit = "What is the default limit on the number of digits when converting int to str?"
+    assert asked_kind(limit) == "quantity"
+
+
+def test_a_sentence_about_another_release_does_not_answer() -> None:
+    other = "Therefore Django 1.8 is the last version to support Python 3.3."
+    assert names_other_release(other, ["Django 5.0"])
+    assert not names_other_release("Django 5.0 supports Python 3.10 and later.", ["Django 5.0"])
+    assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])

@@ -283,3 +283,16 @@ def test_different_features_added_in_different_versions_do_not_conflict() -> Non
         ]
     )
     assert "conflict" not in kinds(gaps_of(state))
+
+
+def test_a_date_under_a_title_that_shares_the_asked_word_answers() -> None:
+    """Release notes give the date as a line of its own; the title says what it dates."""
+    question = "When was the Django 3.2.5 security release published?"
+    state = state_with(
+        [("notes", "*July 1, 2021*\n\nDjango 3.2.5 fixes two security issues in 3.2.4.", None)]
+    )
+    titled(state, notes="Django 3.2.5 release notes")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" not in kinds(gaps_of(state))
+    titled(state, notes="Django 3.2.5 changelog")  # the title no longer says "release"
+    assert "unanswered" in kinds(gaps_of(state))

@@ -18,7 +18,9 @@ from grounded_research.text.answers import (
     asked_words,
     head_word,
     holds_answer,
+    key_phrases,
     kind_words,
+    names_other_release,
     names_subject,
     subjects,
 )
@@ -91,10 +93,22 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
         if not holding:
             return f"no passage about it mentions {head}"
     asked = asked_words(sub_question.text)
+    phrases = key_phrases(sub_question.text)
+
+    def answers(sentence: str, frame_words: set[str]) -> bool:
+        """It holds a value of the asked kind, shares a word with the question (itself
+        or the title and headings it lies under: "July 1, 2021" under "Django 3.2.5
+        release notes" is a release date), and is not about another release."""
+        return (
+            holds_answer(kind, sentence)
+            and (not asked or bool(asked & (set(tokenize(sentence)) | frame_words)))
+            and not names_other_release(sentence, phrases)
+        )
+
     if not any(
-        holds_answer(kind, sentence) and (not asked or asked & set(tokenize(sentence)))
+        answers(record.text[start:end], set(tokenize(_frame(state, record))))
         for record in holding
-        for sentence in (record.text[start:end] for start, end in sentences(record.text))
+        for start, end in sentences(record.text)
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""

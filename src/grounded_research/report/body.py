@@ -23,7 +23,9 @@ from grounded_research.text.answers import (
     asked_kind,
     holds_answer,
     identifiers,
+    key_phrases,
     mentions_identifier,
+    names_other_release,
 )
 from grounded_research.text.chunking import heading_paths, path_at, sentences
 from grounded_research.text.facets import facets_of
@@ -144,12 +146,22 @@ def why_not_answered(state: State) -> str:
 
 
 def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
-    """The best quote that holds an answer of the kind the question asks for; none for
-    an open question ("how do I …"), whose answer is the findings as a whole."""
+    """The best quote that holds an answer of the kind the question asks for and is not
+    about another release of what the question names; none for an open question ("how
+    do I …"), whose answer is the findings as a whole."""
     kind = asked_kind(question)
     if kind == "any":
         return None
-    return next((quote for quote in chosen if holds_answer(kind, quote.sentence)), None)
+    phrases = key_phrases(question)
+    return next(
+        (
+            quote
+            for quote in chosen
+            if holds_answer(kind, quote.sentence)
+            and not names_other_release(quote.sentence, phrases)
+        ),
+        None,
+    )
 
 
 def best_sentences(

@@ -15,7 +15,7 @@ import re
 from typing import Literal
 
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import named_terms, quantities
+from grounded_research.text.facts import is_name_word, named_terms, quantities
 from grounded_research.text.tokenize import tokenize
 
 AnswerKind = Literal["comparison", "yes_no", "version", "date", "quantity", "name", "any"]
@@ -42,7 +42,8 @@ _CHANGED_WHEN = re.compile(
     re.IGNORECASE,
 )
 _DATE = re.compile(
-    r"\b(?:on\s+)?what\s+(?:date|day|year|month)\b|\bwhen\b|\brelease\s+date\b|"
+    r"\b(?:on\s+)?what\s+(?:date|day|year|month)\b|^\W*(?:since\s+|until\s+)?when\b|"
+    r"\brelease\s+date\b|"
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
     re.IGNORECASE,
 )
@@ -138,8 +139,34 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
 
 def key_phrases(question: str) -> list[str]:
     """Names with the number written after them ("PostgreSQL 17", "Python 3.11"), as
-    phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one."""
-    return list(dict.fromkeys(" ".join(m.groups()) for m in _KEY_PHRASE.finditer(question)))
+    phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one. A
+    capitalised function word before the name is not part of it ("In PostgreSQL 15, …",
+    "Is Django 3.2 …")."""
+    phrases: list[str] = []
+    for match in _KEY_PHRASE.finditer(question):
+        words = match.group(1).split()
+        while words and not is_name_word(words[0]):
+            words.pop(0)
+        if words:
+            phrases.append(" ".join([*words, match.group(2)]))
+    return list(dict.fromkeys(phrases))
+
+
+def names_other_release(sentence: str, phrases: list[str]) -> bool:
+    """Whether the sentence is about another release of a product the question names
+    with its number: "Django 1.8 is the last version to support Python 3.3" does not say
+    which Python versions Django 5.0 supports."""
+    for phrase in phrases:
+        *name, number = phrase.split()
+        pattern = (
+            r"(?<![\w.])"
+            + r"\s+".join(re.escape(part) for part in name)
+            + r"\s+(?:(?:version|release)\s+|v)?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
+        )
+        given = set(re.findall(pattern, sentence, re.IGNORECASE))
+        if given and number not in given:
+            return True
+    return False
 
 
 def identifiers(question: str) -> set[str]:
@@ -255,8 +282,12 @@ def asked_words(question: str) -> set[str]:
     what a sentence holding the answer shares with the question ("released" for a
     release date), so that any date on a page about the subject is not taken for it."""
     names = named_terms(question) | identifiers(question)
-    words = [w for w in facets_of(question) if w.lower() not in names and not w.isdigit()]
+    words = [w for w in facets_of(question) if w.lower() not in names and not _has_digit(w)]
     return set(tokenize(" ".join(words)))
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
 
 
 def kind_words(kind: AnswerKind) -> str:

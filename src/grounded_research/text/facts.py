@@ -144,14 +144,20 @@ def named_terms(sentence: str) -> set[str]:
     for match in _NAMED.finditer(sentence):
         for word in match.group(0).split():
             word = word.strip("'’")
-            if (
-                word not in _SENTENCE_START_WORDS
-                and not (word.lower() in STOPWORDS and not word.isupper())
-                and not _YEAR.fullmatch(word)
-                and not _UNIT_WORD.fullmatch(word)
-            ):
+            if is_name_word(word):
                 terms.add(word.lower().removesuffix("'s").removesuffix("’s"))
     return terms
+
+
+def is_name_word(word: str) -> bool:
+    """Whether a capitalised word can be (part of) a name: not a function word that a
+    sentence or a question starts with ("In", "Is", "What"), a year or a unit."""
+    return (
+        word not in _SENTENCE_START_WORDS
+        and not (word.lower() in STOPWORDS and not word.isupper())
+        and not _YEAR.fullmatch(word)
+        and not _UNIT_WORD.fullmatch(word)
+    )
 
 
 _PHRASE = re.compile(
