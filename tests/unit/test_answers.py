@@ -178,3 +178,10 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert names_other_release(other, ["Django 5.0"])
     assert not names_other_release("Django 5.0 supports Python 3.10 and later.", ["Django 5.0"])
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
+
+
+def test_a_bare_number_is_not_a_version() -> None:
+    listing = "task1 = tg.create_task(say_after(1, 'hello')) as the previous version did."
+    assert not holds_answer("version", listing)
+    assert holds_answer("version", "New in version 3.11: asyncio.TaskGroup.")
+    assert holds_answer("version", "This changed in release 7 of the format.")

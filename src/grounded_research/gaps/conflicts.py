@@ -7,9 +7,10 @@ headings above it: a datasheet's row "| Energy density | 390 Wh/kg |" is about t
 product its title names); a subject shared only through a frame needs a shared word
 besides, the attribute ("energy density"). They disagree when they give different
 values for the same unit, different years for the same kind of event, different
-versions for the same change ("added in 3.11" against "added in 3.12"), or status words
-that cannot both be true now ("will ship" against "shipped", "delivered" against "not
-yet").
+versions for the same change of the same code name ("`tomllib` was added in 3.11"
+against "added in 3.12"; in documentation "PEP" or "Changed" name no one thing), or
+status words that cannot both be true now ("will ship" against "shipped", "delivered"
+against "not yet").
 """
 
 from __future__ import annotations
@@ -120,12 +121,12 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
         if a.source == b.source:
             continue
         shared = own_a & own_b
-        in_sentences = bool(shared)
+        on_code = bool(_code_names(a.sentence) & _code_names(b.sentence))
         if not shared:
             shared = (own_a | frame_a) & (own_b | frame_b)
             if not shared or not _attribute_words(a.sentence) & _attribute_words(b.sentence):
                 continue
-        found_here = _disagreements(a.sentence, b.sentence, versions=in_sentences)
+        found_here = _disagreements(a.sentence, b.sentence, versions=on_code)
         for kind, detail, value_a, value_b in found_here:
             group = next(
                 (
@@ -231,8 +232,14 @@ def own_subjects(sentence: str) -> set[str]:
     ("Python" of "Python 3.11": two features added in different Python versions are
     two subjects, and "PostgreSQL 15" and "PostgreSQL 16" do not contradict)."""
     versioned = set(_VERSIONED_NAME.findall(sentence))
-    code = {span.strip("`").lower() for span in _CODE_SPAN.findall(sentence)}
-    return (subjects(sentence) - versioned) | code | identifiers(sentence)
+    return (subjects(sentence) - versioned) | _code_names(sentence)
+
+
+def _code_names(sentence: str) -> set[str]:
+    """What a documentation change is about: `tomllib`, max_wal_size, os.path.join()."""
+    return {span.strip("`").lower() for span in _CODE_SPAN.findall(sentence)} | identifiers(
+        sentence
+    )
 
 
 def frame(title: str, headings: Sequence[str]) -> str:

@@ -36,6 +36,7 @@ from grounded_research.text.tokenize import has_cjk, tokenize
 SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
+ANSWER_WORDS = 40
 HEADING_LINE = re.compile(r"#{1,6}\s")
 MIN_QUOTE_WORDS = 3
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
@@ -146,9 +147,10 @@ def why_not_answered(state: State) -> str:
 
 
 def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
-    """The best quote that holds an answer of the kind the question asks for and is not
-    about another release of what the question names; none for an open question ("how
-    do I …"), whose answer is the findings as a whole."""
+    """The best quote that holds an answer of the kind the question asks for, is not
+    about another release of what the question names and reads at a glance (a code
+    listing that happens to hold a number is not an answer line); none for an open
+    question ("how do I …"), whose answer is the findings as a whole."""
     kind = asked_kind(question)
     if kind == "any":
         return None
@@ -159,6 +161,7 @@ def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
             for quote in chosen
             if holds_answer(kind, quote.sentence)
             and not names_other_release(quote.sentence, phrases)
+            and len(quote.sentence.split()) <= ANSWER_WORDS
         ),
         None,
     )
