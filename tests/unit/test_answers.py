@@ -185,3 +185,4 @@ def test_a_bare_number_is_not_a_version() -> None:
     assert not holds_answer("version", listing)
     assert holds_answer("version", "New in version 3.11: asyncio.TaskGroup.")
     assert holds_answer("version", "This changed in release 7 of the format.")
+    assert holds_answer("version", "(PostgreSQL versions before 13 treated it as one query.")

@@ -296,3 +296,19 @@ def test_a_date_under_a_title_that_shares_the_asked_word_answers() -> None:
     assert "unanswered" not in kinds(gaps_of(state))
     titled(state, notes="Django 3.2.5 changelog")  # the title no longer says "release"
     assert "unanswered" in kinds(gaps_of(state))
+
+
+def test_a_sentence_under_another_release_does_not_answer() -> None:
+    """ "MySQL 5.0" in Django 1.8's release notes says nothing of Django 5.0."""
+    question = "Which Python versions does Django 5.0 support?"
+    state = state_with(
+        [
+            ("timeline", "These features will be removed in Django 5.0.", None),
+            ("notes", "Support for MySQL 5.0 ended; Django supports Python 3.4.", None),
+        ]
+    )
+    titled(state, timeline="Django deprecation timeline", notes="Django 1.8 release notes")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" in kinds(gaps_of(state))
+    titled(state, notes="Django 5.0 release notes")
+    assert "unanswered" not in kinds(gaps_of(state))

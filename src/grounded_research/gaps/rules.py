@@ -95,18 +95,19 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     asked = asked_words(sub_question.text)
     phrases = key_phrases(sub_question.text)
 
-    def answers(sentence: str, frame_words: set[str]) -> bool:
+    def answers(sentence: str, frame: str) -> bool:
         """It holds a value of the asked kind, shares a word with the question (itself
         or the title and headings it lies under: "July 1, 2021" under "Django 3.2.5
-        release notes" is a release date), and is not about another release."""
+        release notes" is a release date), and is not, or does not stand under, another
+        release ("MySQL 5.0" in "Django 1.8 release notes" is not about Django 5.0)."""
         return (
             holds_answer(kind, sentence)
-            and (not asked or bool(asked & (set(tokenize(sentence)) | frame_words)))
-            and not names_other_release(sentence, phrases)
+            and (not asked or bool(asked & set(tokenize(f"{frame}\n{sentence}"))))
+            and not names_other_release(f"{frame}\n{sentence}", phrases)
         )
 
     if not any(
-        answers(record.text[start:end], set(tokenize(_frame(state, record))))
+        answers(record.text[start:end], _frame(state, record))
         for record in holding
         for start, end in sentences(record.text)
     ):

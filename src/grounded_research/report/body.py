@@ -111,7 +111,9 @@ def extractive_body(
     if not_answered:
         answer = note(labels["not_answered"].format(why=not_answered))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
-    elif (line := answer_line(state.question, chosen.get(WHOLE_QUESTION_ID, []))) is not None:
+    elif (
+        line := answer_line(state.question, chosen.get(WHOLE_QUESTION_ID, []), titles)
+    ) is not None:
         chosen[WHOLE_QUESTION_ID].remove(line)
         parts.append(f"## {labels['answer']}\n\n{quotes([line])}\n")
     for sub_question in state.sub_questions:
@@ -123,6 +125,11 @@ def extractive_body(
         if not whole or lines:
             parts.append(f"## {heading}\n\n" + (lines or note(labels["no_direct"])) + "\n")
     return "\n".join(parts), number
+
+
+def framed(quote: Quote, titles: dict[str, str]) -> str:
+    """The quote with the title and headings it stands under."""
+    return "\n".join([titles.get(quote.record.source_id, ""), *quote.headings, quote.sentence])
 
 
 def shown_headings(headings: tuple[str, ...], title: str) -> str:
@@ -146,7 +153,7 @@ def why_not_answered(state: State) -> str:
     )
 
 
-def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
+def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
     """The best quote that holds an answer of the kind the question asks for, is not
     about another release of what the question names and reads at a glance (a code
     listing that happens to hold a number is not an answer line); none for an open
@@ -160,7 +167,7 @@ def answer_line(question: str, chosen: list[Quote]) -> Quote | None:
             quote
             for quote in chosen
             if holds_answer(kind, quote.sentence)
-            and not names_other_release(quote.sentence, phrases)
+            and not names_other_release(framed(quote, titles), phrases)
             and len(quote.sentence.split()) <= ANSWER_WORDS
         ),
         None,

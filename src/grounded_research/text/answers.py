@@ -80,7 +80,8 @@ _DATE_HOLDER = re.compile(
 _VERSION_NUMBER = r"\d+(?:\.\d+)+[a-z]?\d*|\d+"
 _VERSION_HOLDER = re.compile(
     r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
-    rf"\b(?:version|release|v)\s*(?:{_VERSION_NUMBER})|版本\s*(?:{_VERSION_NUMBER})",
+    rf"\b(?:versions?|releases?|v)\s*(?:before|after|since|from|prior\s+to|up\s+to|until)?"
+    rf"\s*(?:{_VERSION_NUMBER})|版本\s*(?:{_VERSION_NUMBER})",
     re.IGNORECASE,
 )
 _NUMBER_HOLDER = re.compile(
