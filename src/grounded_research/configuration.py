@@ -164,6 +164,15 @@ class Context:
             ge=0,
         ),
     )
+    sources_per_sub_question: int = field(
+        default=0,
+        metadata=knob(
+            "Most sources quoted per sub-question, the best ranked first; the others are "
+            "listed under further sources (0: no limit but the token budget).",
+            ge=0,
+            cli=ON_CLI,
+        ),
+    )
     selection_strategy: SelectionStrategy = field(
         default="auto",
         metadata=knob(

@@ -306,6 +306,15 @@ def test_everything_fits_in_full_when_the_budget_allows(tmp_path: Path) -> None:
     assert [p.tier for p in fitted.placed] == ["full"] * 3 and not fitted.listed
 
 
+def test_only_the_best_sources_are_quoted_the_rest_listed(tmp_path: Path) -> None:
+    world = World(tmp_path, chunk_size=1000)
+    ranked = [world.chunks[world.add(f"r{n}.md", text)][0] for n, text in enumerate(LONG[:3])]
+    fitted = world.assembler().fit(ranked, no_terms, budget=10_000, most=32, sources=2)
+    quoted = {r.source_id for p in fitted.placed for r in p.records}
+    assert quoted == {ranked[0].source_id, ranked[1].source_id}
+    assert [p.records[0].source_id for p in fitted.listed] == [ranked[2].source_id]
+
+
 # -- contradictions and ordering -------------------------------------------------------------
 
 

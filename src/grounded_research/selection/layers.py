@@ -123,9 +123,16 @@ class Assembler:
         terms_of: Callable[[Evidence], set[str]],
         budget: int,
         most: int,
+        sources: int = 0,
     ) -> Fitted:
         fitted = Fitted()
         options = [(rank, e) for rank, e in enumerate(ranked) if not self._taken(e)]
+        if sources:  # the best `sources` sources only; the others are listed, not quoted
+            kept = list(dict.fromkeys(e.source_id for _, e in options))[:sources]
+            beyond = [(rank, e) for rank, e in options if e.source_id not in kept]
+            options = [(rank, e) for rank, e in options if e.source_id in kept]
+        else:
+            beyond = []
         tight = sum(count_tokens(e.text) for _, e in options[:most]) > budget
         full_cap = int(budget * FULL_SHARE) if tight else budget
         spent = 0
@@ -157,7 +164,7 @@ class Assembler:
         if not fitted.placed and options:
             spent += self._never_empty(fitted, options[0], terms_of)
         spent = self._upgrade(fitted, cut_cap, spent)
-        self._list(fitted, to_list, budget - spent)
+        self._list(fitted, to_list + beyond, budget - spent)
         return fitted
 
     def _listing_reserve(

@@ -76,6 +76,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
             _terms_for(sub_question),
             shares.get(sub_question.id, 0),
             context.evidence_per_sub_question,
+            context.sources_per_sub_question,
         )
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
     unselected = [e for records in ranked.order.values() for e in records if e.id not in placed_ids]
