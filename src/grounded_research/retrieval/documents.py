@@ -55,6 +55,7 @@ class Document:
     published: str | None = None
     author: str | None = None
     note: str = ""  # how the text was decoded, when the file was not plain UTF-8
+    line: int = 0  # the line of a .jsonl file it was read from (0: the whole file)
 
 
 class UnreadableDocument(Exception):
@@ -355,6 +356,7 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
                 text=record["text"],
                 published=record.get("date") or None,
                 note=note,
+                line=number,
             )
         )
     return ReadResult(documents, problems)
