@@ -10,6 +10,7 @@ from grounded_research.gathering import gather, source_id
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.state import SubQuestion
 from tests.conftest import write
+from tests.reliability import observed
 
 
 def test_a_decode_note_reaches_the_hit_and_the_source(tmp_path: Path, cache_dir: str) -> None:
@@ -38,6 +39,7 @@ async def test_a_decode_note_is_the_source_records_error(tmp_path: Path, cache_d
     source = gathered.sources[source_id("local", "old.txt")]
     assert source.status == "fetched"
     assert source.error == "not valid UTF-8: read as cp1252"
+    observed("corpus.decode_note", f"source {source.status}, error {source.error!r}")
 
 
 def test_the_same_jsonl_id_in_two_files_is_one_document_and_one_failed_source(
@@ -57,6 +59,11 @@ def test_the_same_jsonl_id_in_two_files_is_one_document_and_one_failed_source(
     assert not reopened.refresh().rebuilt
     assert reopened.search_sync("Norvik ship", 1) == []
     assert {p.location for p in reopened.problems()} == {"b.jsonl:1"}
+    failed = problems["b.jsonl:1"]
+    observed(
+        "corpus.id_clash",
+        f"a.jsonl's document is indexed; b.jsonl:1 is a {failed.status} source: {failed.error}",
+    )
 
 
 def test_a_jsonl_id_equal_to_a_files_path_is_a_failed_source(

@@ -342,6 +342,9 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
         except json.JSONDecodeError as error:
             problems.append(UnreadableDocument(where, f"invalid JSON: {error.msg}"))
             continue
+        except RecursionError:  # the other lines are still documents
+            problems.append(UnreadableDocument(where, "invalid JSON: nested too deeply"))
+            continue
         reason = _jsonl_problem(record)
         if reason is None and record["id"] in first_line:
             reason = f"duplicate id {record['id']!r} (line {first_line[record['id']]} has it)"

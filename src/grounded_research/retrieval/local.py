@@ -195,7 +195,15 @@ class LocalCorpus:
                 del self._files[rel]
             if needs_build:
                 self._build(extracted_tokens)
-                self._save()
+                try:
+                    self._save()
+                except OSError as error:  # a full disk: this run searches what it built
+                    self._manifest_seen = None  # the next refresh reads what is saved
+                    LOG.warning(
+                        "%s: index not saved (%s); this run uses it from memory",
+                        self.root,
+                        error.strerror or error,
+                    )
             embedded = self._sync_dense() if DENSE is not None else 0
             return RefreshStats(
                 files=len(self._files),
@@ -328,7 +336,13 @@ class LocalCorpus:
             found = on_disk[rel]
             indexed = IndexedFile(size=found.size, mtime_ns=found.mtime_ns, problems=problems)
             for document, text, chunk_tokens in documents:
-                self.snapshots.put(text)
+                try:
+                    self.snapshots.put(text)
+                except OSError as error:  # a read-only or full cache: this file fails
+                    reason = f"its text could not be saved: {error.strerror or error}"
+                    indexed.problems.append((document.where(rel), "failed", reason))
+                    indexed.size = indexed.mtime_ns = -1  # extracted again next time
+                    continue
                 self._texts[document.sha256] = text
                 self._unreadable.pop(document.sha256, None)
                 indexed.documents.append(document)
