@@ -7,6 +7,8 @@ say, and is stopped (with any slow handler woken) when its `with` block ends.
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 import time
 import uuid
@@ -18,6 +20,7 @@ from typing import Any
 
 Reply = tuple[int, dict[str, str], bytes]
 Route = Callable[["Request"], Reply]
+RESET = 0  # a reply with this status resets the connection instead of answering
 
 
 @dataclass
@@ -73,11 +76,18 @@ def serve(routes: dict[str, Route]) -> Iterator[Server]:
             server_state.requests.append(request)
             route = server_state.routes.get(self.path.split("?", 1)[0])
             status, headers, body = route(request) if route else (404, {}, b"not found")
+            if status == RESET:  # closed with an RST: the client sees "connection reset"
+                linger = struct.pack("ii", 1, 0)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                self.close_connection = True
+                return
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
             if "Content-Length" not in headers:
                 self.send_header("Content-Length", str(len(body)))
+            elif int(headers["Content-Length"]) > len(body):  # a body cut short: then EOF
+                self.close_connection = True
             self.end_headers()
             with suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(body)

@@ -288,6 +288,14 @@ class Context:
     max_pages: int = field(
         default=60, metadata=knob("Web pages one run may use (fetched or cached).", ge=0)
     )
+    max_searches: int = field(
+        default=0,
+        metadata=knob(
+            "Search calls one run may start, every retriever and branch counted (0 = no "
+            "limit); a search past it is not started, and the run goes on to its report.",
+            ge=0,
+        ),
+    )
     page_cache_days: float = field(
         default=7.0,
         metadata=knob("Days a fetched page is reused from the cache (0 = never).", ge=0),

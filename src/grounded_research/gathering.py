@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
-from grounded_research.state import Evidence, Source, SubQuestion, Usage, searched_key
+from grounded_research.retrieval.session import SearchNotStarted
+from grounded_research.state import Evidence, Limit, Source, SubQuestion, Usage, searched_key
 
 # Bidirectional controls: they reorder what follows them on screen ("Trojan Source").
 _BIDI_CONTROLS = frozenset(
@@ -33,7 +34,9 @@ class Gathered:
     searched: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     search_calls: int = 0
+    searches_failed: int = 0
     fetches: int = 0
+    limits_reached: set[Limit] = field(default_factory=set)
 
     def update(self) -> dict[str, object]:
         """The state update for a node that gathered this."""
@@ -43,7 +46,12 @@ class Gathered:
             "last_found": {e.id: e.round for e in self.evidence.values()},
             "searched": self.searched,
             "warnings": self.warnings,
-            "usage": Usage(search_calls=self.search_calls, fetches=self.fetches),
+            "usage": Usage(
+                search_calls=self.search_calls,
+                searches_failed=self.searches_failed,
+                fetches=self.fetches,
+                limits_reached=sorted(self.limits_reached),
+            ),
         }
 
 
@@ -118,8 +126,13 @@ async def gather(
     )
     now = datetime.now(UTC).isoformat(timespec="seconds")
     for (retriever, query), result in zip(calls, results, strict=True):
+        if isinstance(result, SearchNotStarted):  # a budget refused it before it began
+            gathered.limits_reached.add(result.limit)
+            gathered.warnings.append(f"{retriever.name} search for {query!r}: {result}")
+            continue
         gathered.search_calls += 1
         if isinstance(result, BaseException):
+            gathered.searches_failed += 1
             gathered.warnings.append(
                 f"{retriever.name} search failed for {query!r}: {type(result).__name__}: {result}"
             )
@@ -132,6 +145,8 @@ async def gather(
         for problem in retriever.problems():
             record_problem(gathered, problem)
         gathered.fetches += int(getattr(retriever, "fetches", 0))  # web retrievers count pages
+        session = getattr(retriever, "session", None)  # pages refused or cut by a budget
+        gathered.limits_reached |= getattr(session, "limits_reached", set())
     return gathered
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Annotated, Any, Literal, TypeVar, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
@@ -35,6 +35,7 @@ GapKind = Literal[
 ]
 Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invalid_citation"]
 RunStatus = Literal["pending", "ok", "no_sources"]
+Limit = Literal["max_rounds", "max_searches", "max_pages", "run_deadline", "token_budget"]
 Tier = Literal["full", "key_sentences", "listed"]
 WHOLE_QUESTION_ID = "q0"  # the sub-question that is the question as asked
 T = TypeVar("T")
@@ -194,9 +195,20 @@ class Usage(BaseModel):
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
-    search_calls: int = 0
+    search_calls: int = Field(default=0, description="Search calls started.")
+    searches_failed: int = Field(
+        default=0, description="Search calls that failed (timeout, HTTP error, bad answer)."
+    )
     fetches: int = 0
     embedded_texts: int = 0
+    rounds: int = Field(default=0, description="Re-search rounds after the first search.")
+    limits_reached: list[Limit] = Field(
+        default_factory=list,
+        description="The budgets that stopped or cut the run's work: max_rounds (gaps still "
+        "asked for research when no round was left), max_searches and max_pages (a search "
+        "or page refused), run_deadline (a search or fetch not started, or cut), "
+        "token_budget (evidence listed by title only).",
+    )
     seconds: dict[str, float] = Field(default_factory=dict, description="Wall seconds per node.")
     llm: dict[str, LLMUsage] = Field(default_factory=dict, description="Model calls per node.")
 
@@ -212,11 +224,19 @@ class Usage(BaseModel):
             tokens_in=self.tokens_in + other.tokens_in,
             tokens_out=self.tokens_out + other.tokens_out,
             search_calls=self.search_calls + other.search_calls,
+            searches_failed=self.searches_failed + other.searches_failed,
             fetches=self.fetches + other.fetches,
             embedded_texts=self.embedded_texts + other.embedded_texts,
+            rounds=self.rounds + other.rounds,
+            limits_reached=[
+                limit for limit in _LIMITS if limit in self.limits_reached + other.limits_reached
+            ],
             seconds=seconds,
             llm=llm,
         )
+
+
+_LIMITS: tuple[Limit, ...] = get_args(Limit)
 
 
 # Reducers: parallel `Send` branches return partial updates that LangGraph merges

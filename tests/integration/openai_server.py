@@ -36,6 +36,14 @@ class Answer:
     text: str
     finish_reason: str = "stop"
     stall: float = 0.0
+    refusal: str = ""  # sent as the message's `refusal`, with no content
+
+
+def step_of(body: dict[str, Any]) -> str:
+    """Which step of the graph a request comes from, by its system prompt."""
+    messages = body.get("messages", [])
+    system = next((m["content"] for m in messages if m.get("role") == "system"), "")
+    return next((name for marker, name in STEPS.items() if marker in str(system)), "other")
 
 
 @dataclass
@@ -49,8 +57,7 @@ class Script:
 
     def answer(self, body: dict[str, Any]) -> Answer:
         messages = body.get("messages", [])
-        system = next((m["content"] for m in messages if m.get("role") == "system"), "")
-        step = next((name for marker, name in STEPS.items() if marker in str(system)), "other")
+        step = step_of(body)
         user = "\n".join(str(m.get("content", "")) for m in messages if m.get("role") == "user")
         with self.lock:
             self.requests.append(body)
@@ -74,6 +81,37 @@ class Script:
             stall = self.stall_seconds if count == 1 else 0.0
             return Answer(json.dumps({"verdicts": verdicts}), stall=stall)
         return Answer("")
+
+
+@dataclass
+class Faulty(Script):
+    """Every step answered well at the first try, except `steps` (every step when
+    empty), which answer `fault` each time they ask."""
+
+    fault: Answer = field(default_factory=lambda: Answer(""))
+    steps: tuple[str, ...] = ()
+
+    def answer(self, body: dict[str, Any]) -> Answer:
+        step = step_of(body)
+        with self.lock:
+            self.requests.append(body)
+            self.seen[step] = self.seen.get(step, 0) + 1
+        if not self.steps or step in self.steps:
+            return self.fault
+        user = "\n".join(
+            str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user"
+        )
+        if step == "planner":
+            return Answer(json.dumps(PLAN))
+        if step == "gaps":
+            return Answer(json.dumps(COVERED))
+        if step == "writer":
+            return Answer(report_from(user))
+        verdicts = [
+            {"claim_id": claim_id, "verdict": "supported", "reason": "stated in evidence"}
+            for claim_id in _CLAIM.findall(user)
+        ]
+        return Answer(json.dumps({"verdicts": verdicts}))
 
 
 PLAN = {
@@ -183,7 +221,9 @@ def completion(body: dict[str, Any], answer: Answer) -> dict[str, Any]:
     tool = _tool_name(body)
     message: dict[str, Any] = {"role": "assistant", "content": answer.text}
     finish = answer.finish_reason
-    if tool is not None:
+    if answer.refusal:
+        message = {"role": "assistant", "content": None, "refusal": answer.refusal}
+    elif tool is not None:
         message = {
             "role": "assistant",
             "content": None,
@@ -222,7 +262,10 @@ def chunks(body: dict[str, Any], answer: Answer) -> Iterator[dict[str, Any]]:
     yield chunk({"role": "assistant", "content": ""})
     pieces = re.findall(r"\S+\s*|\s+", answer.text)
     finish = answer.finish_reason
-    if tool is None:
+    if answer.refusal:
+        for piece in re.findall(r"\S+\s*|\s+", answer.refusal):
+            yield chunk({"refusal": piece})
+    elif tool is None:
         for piece in pieces:
             yield chunk({"content": piece})
     else:

@@ -67,7 +67,7 @@ def load_dataset(path: Path, limit: int | None = None) -> list[EvalQuestion]:
         raise DatasetError(f"cannot read dataset {path}: {error}") from None
     questions: list[EvalQuestion] = []
     seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # a U+2028 in a string is text
         if limit is not None and len(questions) >= limit:
             break
         if not line.strip():
@@ -77,6 +77,8 @@ def load_dataset(path: Path, limit: int | None = None) -> list[EvalQuestion]:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise DatasetError(f"{where}: bad JSON: {error.msg}") from None
+        except RecursionError:
+            raise DatasetError(f"{where}: bad JSON: nested too deeply") from None
         question = parse_question(record, where)
         if question.id in seen:
             raise DatasetError(f"{where}: duplicate question id {question.id!r}")
@@ -107,4 +109,9 @@ def parse_question(record: object, where: str) -> EvalQuestion:
         raise DatasetError(f"{where}: {place}: {first['msg']}") from None
     if not question.question.strip():
         raise DatasetError(f"{where}: the question is empty")
+    tags = question.extra.get("tags", [])
+    if not isinstance(tags, str) and not (
+        isinstance(tags, list) and all(isinstance(tag, str) for tag in tags)
+    ):
+        raise DatasetError(f"{where}: tags: must be a string or a list of strings")
     return question

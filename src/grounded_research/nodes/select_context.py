@@ -24,8 +24,13 @@ async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, A
     context = get_context(runtime)
     run = resources_of(runtime)
     selected = await asyncio.to_thread(select, state, context, run)  # reads snapshots, embeds
+    # cut to key sentences or listed by title: the evidence did not fit the budget
+    cut = any(record.tier != "full" for record in selected.selection.records.values())
     return {
         "selections": [selected.selection],
         "warnings": [w for w in selected.warnings if w not in state.warnings],
-        "usage": Usage(embedded_texts=selected.embedded),
+        "usage": Usage(
+            embedded_texts=selected.embedded,
+            limits_reached=["token_budget"] if cut else [],
+        ),
     }

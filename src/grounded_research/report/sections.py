@@ -63,6 +63,10 @@ LABELS: dict[Language, dict[str, str]] = {
         "token budget; nothing above quotes them.",
         "no_sources": "No sources found. The searched sources hold nothing that matches "
         "this question, so there is no report: nothing here is invented.",
+        "not_used": "Could not be used ({status}): {location}: {why}",
+        "more_not_used": "{count} more sources could not be used (see the evidence table)",
+        "searches_failed": "{failed} of {calls} search calls failed (see the warnings)",
+        "limits": "The run's limits cut it short: {limits}",
     },
     "zh": {
         "findings": "结论",
@@ -76,6 +80,10 @@ LABELS: dict[Language, dict[str, str]] = {
         "further_sources_note": "与本问题相关，但因篇幅预算未纳入证据；上文未引用。",
         "no_sources": "未找到任何来源。检索到的资料中没有与此问题相关的内容，"
         "因此不生成报告，也不编造任何内容。",
+        "not_used": "无法使用（{status}）：{location}：{why}",
+        "more_not_used": "另有 {count} 个来源无法使用（见证据表）",
+        "searches_failed": "{calls} 次检索中有 {failed} 次失败（见警告）",
+        "limits": "运行限额提前结束了工作：{limits}",
     },
 }
 

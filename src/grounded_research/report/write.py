@@ -19,6 +19,8 @@ from grounded_research.report.sections import LABELS, Language, heading, languag
 from grounded_research.state import Gap, Reference, Source, State
 from grounded_research.text.dates import date_key
 
+MAX_UNUSABLE_LISTED = 10  # sources that could not be used, named one by one
+
 
 def no_sources_report(state: State) -> str:
     lang = language(state.question)
@@ -90,9 +92,8 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
 
 
 def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
-    """What stays open: missing evidence per sub-question, then the disagreements."""
-    if not gaps:
-        return ""
+    """What stays open: missing evidence per sub-question, the disagreements, then what
+    the run could not read or search and the budgets that cut it short."""
     texts = {sq.id: sq.text for sq in state.sub_questions}
     lines = [
         f"- {texts.get(gap.sub_question_id, state.question)}: {gap.detail}"
@@ -100,7 +101,34 @@ def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
         if gap.kind not in CONFLICT_KINDS
     ]
     lines += [f"- {gap.detail}" for gap in gaps if gap.kind in CONFLICT_KINDS]
+    lines += [f"- {line}" for line in not_searched_or_read(state, lang)]
+    if not lines:
+        return ""
     return f"{heading('unresolved', lang)}\n\n" + "\n".join(lines) + "\n"
+
+
+def not_searched_or_read(state: State, lang: Language) -> list[str]:
+    """Why an answer may be missing other than that no source holds it: sources that
+    could not be used (a page that timed out, a file that could not be read), searches
+    that failed, and the budgets that stopped the run. The evidence table has them all."""
+    labels = LABELS[lang]
+    unusable = [s for s in state.sources.values() if s.status in ("failed", "blocked")]
+    lines = [
+        labels["not_used"].format(
+            status=source.status, location=source.location, why=" ".join(source.error.split())
+        )
+        for source in unusable[:MAX_UNUSABLE_LISTED]
+    ]
+    if len(unusable) > MAX_UNUSABLE_LISTED:
+        lines.append(labels["more_not_used"].format(count=len(unusable) - MAX_UNUSABLE_LISTED))
+    usage = state.usage
+    if usage.searches_failed:
+        lines.append(
+            labels["searches_failed"].format(failed=usage.searches_failed, calls=usage.search_calls)
+        )
+    if usage.limits_reached:
+        lines.append(labels["limits"].format(limits=", ".join(usage.limits_reached)))
+    return lines
 
 
 def reprints_section(state: State, lang: Language) -> str:

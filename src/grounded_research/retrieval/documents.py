@@ -55,6 +55,7 @@ class Document:
     published: str | None = None
     author: str | None = None
     note: str = ""  # how the text was decoded, when the file was not plain UTF-8
+    line: int = 0  # the line of a .jsonl file it was read from (0: the whole file)
 
 
 class UnreadableDocument(Exception):
@@ -341,6 +342,9 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
         except json.JSONDecodeError as error:
             problems.append(UnreadableDocument(where, f"invalid JSON: {error.msg}"))
             continue
+        except RecursionError:  # the other lines are still documents
+            problems.append(UnreadableDocument(where, "invalid JSON: nested too deeply"))
+            continue
         reason = _jsonl_problem(record)
         if reason is None and record["id"] in first_line:
             reason = f"duplicate id {record['id']!r} (line {first_line[record['id']]} has it)"
@@ -355,6 +359,7 @@ def _read_jsonl(path: Path, location: str) -> ReadResult:
                 text=record["text"],
                 published=record.get("date") or None,
                 note=note,
+                line=number,
             )
         )
     return ReadResult(documents, problems)

@@ -55,7 +55,7 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 6  # 6: each build in its own folder, named by a checksummed manifest
+INDEX_VERSION = 7  # 7: documents keep their decode note and .jsonl line
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
@@ -81,6 +81,13 @@ class IndexedDocument:
     sha256: str
     published: str | None
     chunks: list[tuple[int, int, str]]  # start, end, heading path ("\n"-joined)
+    note: str = ""  # how its file was decoded, when it was not clean UTF-8
+    line: int = 0  # its line in a .jsonl file (0: the whole file is the document)
+
+    def where(self, rel: str) -> str:
+        """Where it was read from, as a failed source names it: the file, or the file's
+        line for a .jsonl document."""
+        return f"{rel}:{self.line}" if self.line else rel
 
 
 @dataclass
@@ -151,6 +158,7 @@ class LocalCorpus:
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
         self._unreadable: dict[str, tuple[str, str]] = {}  # sha256: location, reason
+        self._clashes: list[tuple[str, str]] = []  # where, reason: a location taken twice
         self._unsaved_tokens: tuple[list[str], dict[str, bm25f.TokenIds]] | None = None
         self._build_folder: str | None = None  # the saved build this state was read from
         self._parts: dict[str, Fingerprint] = {}  # its files, as the manifest gives them
@@ -187,7 +195,15 @@ class LocalCorpus:
                 del self._files[rel]
             if needs_build:
                 self._build(extracted_tokens)
-                self._save()
+                try:
+                    self._save()
+                except OSError as error:  # a full disk: this run searches what it built
+                    self._manifest_seen = None  # the next refresh reads what is saved
+                    LOG.warning(
+                        "%s: index not saved (%s); this run uses it from memory",
+                        self.root,
+                        error.strerror or error,
+                    )
             embedded = self._sync_dense() if DENSE is not None else 0
             return RefreshStats(
                 files=len(self._files),
@@ -320,7 +336,13 @@ class LocalCorpus:
             found = on_disk[rel]
             indexed = IndexedFile(size=found.size, mtime_ns=found.mtime_ns, problems=problems)
             for document, text, chunk_tokens in documents:
-                self.snapshots.put(text)
+                try:
+                    self.snapshots.put(text)
+                except OSError as error:  # a read-only or full cache: this file fails
+                    reason = f"its text could not be saved: {error.strerror or error}"
+                    indexed.problems.append((document.where(rel), "failed", reason))
+                    indexed.size = indexed.mtime_ns = -1  # extracted again next time
+                    continue
                 self._texts[document.sha256] = text
                 self._unreadable.pop(document.sha256, None)
                 indexed.documents.append(document)
@@ -329,11 +351,11 @@ class LocalCorpus:
         return tokens
 
     def _build(self, fresh_tokens: dict[str, DocumentTokens]) -> None:
-        documents: list[IndexedDocument] = []
         chunk_document: list[int] = []
         chunk_index: list[int] = []
         streams: dict[str, list[list[str]]] = {name: [] for name in FIELDS}
         stored: dict[tuple[str, str], DocumentTokens] | None = None
+        tokens_of: dict[int, DocumentTokens] = {}
         for rel in sorted(self._files):
             for document in list(self._files[rel].documents):
                 tokens = fresh_tokens.get(document.sha256)
@@ -349,16 +371,19 @@ class LocalCorpus:
                     except SnapshotDamaged as lost:
                         self._leave_out(rel, document, str(lost))
                         continue
-                documents.append(document)
-                streams["title"].append(tokens.title)
-                streams["path"].append(tokens.path)
-                for position, (body, heading) in enumerate(
-                    zip(tokens.bodies, tokens.headings, strict=True)
-                ):
-                    chunk_document.append(len(documents) - 1)
-                    chunk_index.append(position)
-                    streams["body"].append(body)
-                    streams["heading"].append(heading)
+                tokens_of[id(document)] = tokens
+        documents, self._clashes = _one_per_location(self._files)
+        for number, document in enumerate(documents):
+            tokens = tokens_of[id(document)]
+            streams["title"].append(tokens.title)
+            streams["path"].append(tokens.path)
+            for position, (body, heading) in enumerate(
+                zip(tokens.bodies, tokens.headings, strict=True)
+            ):
+                chunk_document.append(number)
+                chunk_index.append(position)
+                streams["body"].append(body)
+                streams["heading"].append(heading)
         vocabulary, ids = bm25f.token_ids(streams)
         self._unsaved_tokens = vocabulary, ids
         self._documents = documents
@@ -505,7 +530,7 @@ class LocalCorpus:
     def _load(self) -> None:
         """The saved index, as far as it is whole: files whose snapshots are gone are
         extracted again, and damaged index files are rebuilt (`refresh` does both)."""
-        self._files, self._documents, self._index = {}, [], None
+        self._files, self._documents, self._index, self._clashes = {}, [], None, []
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._build_folder, self._parts = None, {}
@@ -533,7 +558,7 @@ class LocalCorpus:
                 "%s: saved text of %d files missing; extracting them again", self.root, lost
             )
             return  # the index is rebuilt with those files
-        documents = [d for rel in sorted(files) for d in files[rel].documents]
+        documents, self._clashes = _one_per_location(files)
         self._documents = documents
         self._chunk_document = np.asarray(
             [i for i, d in enumerate(documents) for _ in d.chunks], dtype=np.int32
@@ -639,6 +664,7 @@ class LocalCorpus:
                     score=float(score),
                     origin="local",
                     published=document.published,
+                    note=document.note,
                     headings=tuple(path.split("\n")) if path else (),
                 )
             )
@@ -653,11 +679,36 @@ class LocalCorpus:
             for rel in sorted(self._files)
             for location, status, reason in self._files[rel].problems
         ]
+        clashes = [
+            SourceProblem(where, "failed", reason, "local") for where, reason in self._clashes
+        ]
         lost = [
             SourceProblem(location, "failed", reason, "local")
             for location, reason in sorted(self._unreadable.values())
         ]
-        return recorded + lost
+        return recorded + clashes + lost
+
+
+def _one_per_location(
+    files: dict[str, IndexedFile],
+) -> tuple[list[IndexedDocument], list[tuple[str, str]]]:
+    """The documents to index, in path order, and the ones refused (where, reason): a
+    location names one document, so a document whose location an earlier file already
+    gave one (the same id in two .jsonl files, an id equal to another file's path) is a
+    failed source instead of a second text under that name. Worked out from the files
+    each time, so that once the earlier file is gone the later one is indexed again."""
+    owner: dict[str, str] = {}
+    kept: list[IndexedDocument] = []
+    clashes: list[tuple[str, str]] = []
+    for rel in sorted(files):
+        for document in files[rel].documents:
+            first = owner.setdefault(document.location, rel)
+            if first == rel:
+                kept.append(document)
+            else:
+                reason = f"{document.location!r} is already the location of a document of {first}"
+                clashes.append((document.where(rel), reason))
+    return kept, clashes
 
 
 def _checksum(content: dict[str, Any]) -> str:
@@ -678,6 +729,8 @@ def _indexed_file(raw: dict[str, Any]) -> IndexedFile:
                 sha256=str(d["sha256"]),
                 published=d["published"],
                 chunks=[(int(s), int(e), str(h)) for s, e, h in d["chunks"]],
+                note=str(d["note"]),
+                line=int(d["line"]),
             )
             for d in raw["documents"]
         ],
@@ -756,6 +809,8 @@ def _extract_file(
             sha256=sha256_text(document.text),
             published=document.published,
             chunks=chunks,
+            note=document.note,
+            line=document.line,
         )
         documents.append((indexed, document.text, _tokenize_chunks(indexed, document.text)))
     problems = [(p.location, "failed", p.reason) for p in result.problems]

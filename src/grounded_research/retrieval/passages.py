@@ -84,8 +84,15 @@ def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> 
                 origin="web",
                 published=page.published,
                 retrieved_at=page.fetched_at or None,
-                note=f"cut at {page.cut_at} bytes (the byte cap)" if page.cut_at else "",
+                note=page_note(page),
                 headings=chunk.headings,
             )
         )
     return out
+
+
+def page_note(page: WebPage) -> str:
+    """What a reader of a quote from this page should know: that its bytes were not
+    clean in their charset, that it was cut at the byte cap."""
+    cut = f"cut at {page.cut_at} bytes (the byte cap)" if page.cut_at else ""
+    return "; ".join(note for note in (page.note, cut) if note)

@@ -16,12 +16,27 @@ from grounded_research.configuration import Context
 from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
 from grounded_research.retrieval.ssrf import Resolver, system_resolver
 from grounded_research.retrieval.web import FetchLimits, WebFetcher, WebPage
+from grounded_research.state import Limit
 
 T = TypeVar("T")
 
 
-class DeadlineReached(Exception):
+class SearchNotStarted(Exception):
+    """A budget of the run (`limit`) refused a search before it began."""
+
+    limit: Limit
+
+
+class DeadlineReached(SearchNotStarted):
     """The run's deadline passed: no new search starts."""
+
+    limit = "run_deadline"
+
+
+class SearchBudgetReached(SearchNotStarted):
+    """The run started its `max_searches` searches: no new one starts."""
+
+    limit = "max_searches"
 
 
 class SearchTimedOut(Exception):
@@ -34,6 +49,9 @@ class RunSession:
         self.fetch_slots = asyncio.Semaphore(context.fetch_concurrency)
         self.search_timeout = context.search_timeout
         self.max_pages = context.max_pages
+        self.max_searches = context.max_searches
+        self.searches_started = 0
+        self.limits_reached: set[Limit] = set()  # the budgets that refused or cut work
         self.deadline = time.monotonic() + context.run_deadline if context.run_deadline else None
         self.fetcher = WebFetcher(
             context.cache_dir,
@@ -53,16 +71,27 @@ class RunSession:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
     async def search(self, call: Callable[[], Awaitable[T]]) -> T:
-        """Run one search call within the search limit, its timeout and the deadline."""
+        """Run one search call within the search limit, its timeout, the run's search
+        budget and the deadline (which cuts a search in flight too)."""
         async with self.searches:
             left = self.time_left()
             if left is not None and left <= 0:
+                self.limits_reached.add("run_deadline")
                 raise DeadlineReached("the run's deadline has passed: search not started")
+            if self.max_searches and self.searches_started >= self.max_searches:
+                self.limits_reached.add("max_searches")
+                raise SearchBudgetReached(
+                    f"the run's limit of {self.max_searches} searches is reached: not started"
+                )
+            self.searches_started += 1
+            cut_by_deadline = left is not None and left < self.search_timeout
             limit = self.search_timeout if left is None else min(self.search_timeout, left)
             try:
                 async with asyncio.timeout(limit):
                     return await call()
             except TimeoutError:
+                if cut_by_deadline:
+                    self.limits_reached.add("run_deadline")
                 raise SearchTimedOut(f"no answer within {limit:g} s") from None
 
     async def page(self, url: str) -> tuple[WebPage, bool]:
@@ -73,6 +102,7 @@ class RunSession:
         if known is not None:
             return await asyncio.shield(known), False
         if self._fetching >= self.max_pages:
+            self.limits_reached.add("max_pages")
             error = f"not fetched: the run's limit of {self.max_pages} pages is reached"
             return WebPage(url=url, status="failed", error=error, location=url), False
         self._fetching += 1
@@ -95,13 +125,18 @@ class RunSession:
         async with self.fetch_slots:
             left = self.time_left()
             if left is not None and left <= 0:
+                self.limits_reached.add("run_deadline")
                 error = "not fetched: the run's deadline has passed"
                 return WebPage(url=url, status="failed", error=error, location=url)
             try:
-                return await self.fetcher.fetch(url, timeout=left)
+                page = await self.fetcher.fetch(url, timeout=left)
             except Exception as error:  # a bug or a full disk fails this page, not the run
                 error_text = f"{type(error).__name__}: {error}"
                 return WebPage(url=url, status="failed", error=error_text, location=url)
+            cut_by_deadline = left is not None and left < self.fetcher.limits.timeout
+            if cut_by_deadline and page.error.startswith("timed out"):
+                self.limits_reached.add("run_deadline")
+            return page
 
 
 class Limited:

@@ -78,6 +78,7 @@ class WebPage:
     sha256: str = ""
     fetched_at: str = ""
     cut_at: int | None = None
+    note: str = ""  # how the text was decoded, when the bytes were not clean in their charset
     text: str = field(default="", repr=False)
     downloaded: bool = False
 
@@ -284,6 +285,7 @@ class WebFetcher:
             sha256=await asyncio.to_thread(self.snapshots.put, document.text),
             fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
             cut_at=cut_at,
+            note=document.note,
             text=document.text,
         )
 
@@ -311,24 +313,31 @@ def _document(data: bytes, kind: str, location: str, charset: str | None) -> Doc
         return pdf_document(data, location, fallback)
     if kind == "text" and b"\x00" in data[:8192]:
         raise UnreadableDocument(location, "binary content served as text")
-    text = _decode(data, charset)
+    text, note = _decode(data, charset)
     if kind == "html":
-        return html_document(text, location, fallback)
-    return text_document(text, location, fallback)
+        return replace(html_document(text, location, fallback), note=note)
+    return replace(text_document(text, location, fallback), note=note)
 
 
-def _decode(data: bytes, charset: str | None) -> str:
-    """The charset the server named, else UTF-8, else cp1252. A page cut by the byte
-    cap may end inside a UTF-8 sequence: that tail is dropped, not a reason to guess."""
-    if charset:
+def _decode(data: bytes, charset: str | None) -> tuple[str, str]:
+    """The text in the charset the server named, else UTF-8, else cp1252, and a note
+    when the bytes were not clean in it (a quote from it is then not the page's bytes).
+    A page cut by the byte cap may end inside a sequence: that tail is dropped, not a
+    reason to guess."""
+    named = charset
+    if named:
         try:
-            return data.decode(charset, errors="replace")
+            codecs.lookup(named)
         except LookupError:
-            pass
+            named = None
+    decoder = codecs.getincrementaldecoder(named or "utf-8")
     try:
-        return codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+        return decoder().decode(data, final=False), ""
+    except UnicodeDecodeError as error:
+        where = f"not valid {named or 'UTF-8'} from byte {error.start}"
+    if named:
+        return decoder(errors="replace").decode(data, final=False), f"{where}: shown as U+FFFD"
+    return data.decode("cp1252", errors="replace"), f"{where}: read as cp1252"
 
 
 def _sniff(head: bytes) -> str | None:
