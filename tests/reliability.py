@@ -46,7 +46,8 @@ CORPUS = "tests/unit/test_corpus_sources.py"
 
 for key, fault in [
     ("search.timeout", "answers after `search_timeout`"),
-    ("search.429", "429 with `Retry-After: 1`"),
+    ("search.429", "429 with `Retry-After: 1` to every request"),
+    ("search.429_once", "429 with `Retry-After: 1` once, then results"),
     ("search.500", "500"),
     ("search.malformed", "200 with malformed JSON"),
     ("search.empty", "200 with no results"),

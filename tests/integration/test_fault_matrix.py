@@ -112,11 +112,24 @@ def found(query: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+RATE_LIMITED = answer_json(429, b'{"detail": {"error": "rate limit"}}', **{"Retry-After": "1"})
+
+
+class LimitedOnce:
+    """The first request is rate limited, the next ones answered."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def __call__(self, request: Request) -> Reply:
+        self.requests += 1
+        return RATE_LIMITED if self.requests == 1 else tavily_route(found)(request)
+
+
 SEARCH_FAULTS = {
     "search.timeout": tavily_route(found, delay=5.0),
-    "search.429": lambda r: answer_json(
-        429, b'{"detail": {"error": "rate limit"}}', **{"Retry-After": "1"}
-    ),
+    "search.429": lambda r: RATE_LIMITED,
+    "search.429_once": LimitedOnce(),
     "search.500": lambda r: answer_json(500, b'{"detail": {"error": "internal error"}}'),
     "search.malformed": lambda r: answer_json(200, b'{"query": "x", "results": [{"url": '),
     "search.empty": tavily_route(found),
@@ -136,12 +149,14 @@ async def test_search_api_faults(
             retrievers="tavily,urls",
             urls=[server.url("/good")],
             tavily_base_url=server.url("").rstrip("/"),
-            search_timeout=1.0,
+            search_timeout=1.0 if case == "search.timeout" else 4.0,  # room for a retry
             max_rounds=0,
         )
         tries = server.hits("/search")
     assert result.status == "ok"
-    if case != "search.empty":
+    if case == "search.429_once":
+        assert tries == 2 and not result.usage.searches_failed  # waited 1 s, asked again
+    elif case != "search.empty":
         assert result.usage.searches_failed == 1  # the API's; the page list's went well
         assert any("tavily search failed" in w for w in result.warnings)
         assert "search calls failed" in result.report

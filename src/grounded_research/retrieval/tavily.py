@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -21,6 +22,48 @@ from grounded_research.retrieval.base import SearchHit, SourceProblem
 from grounded_research.retrieval.passages import rank_passages
 from grounded_research.retrieval.session import RunSession, problem_of
 from grounded_research.retrieval.web import WebPage, shared_ssl_context
+
+RETRIES = 2  # asks again after a 429 or 503, at most this many times
+LONGEST_WAIT = 10.0  # seconds: a longer Retry-After is not waited for
+
+
+class RetryAfter(httpx.AsyncBaseTransport):
+    """A rate limit (429) or a busy API (503) answered as the API asks: wait what its
+    `Retry-After` says (seconds or an HTTP date; 1 s when it says nothing readable) and
+    ask again, `RETRIES` times at most; a wait longer than `LONGEST_WAIT` is not worth a
+    run's time, and the answer is returned as it is (the search then fails, recorded)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        for _ in range(RETRIES):
+            response = await self.inner.handle_async_request(request)
+            wait = retry_after(response)
+            if wait is None:
+                return response
+            await response.aclose()
+            await asyncio.sleep(wait)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds to wait before asking again, or None when the answer stands."""
+    if response.status_code not in (429, 503):
+        return None
+    value = response.headers.get("retry-after", "").strip()
+    try:
+        wait = float(value)
+    except ValueError:
+        try:
+            wait = (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds()
+        except (TypeError, ValueError):
+            wait = 1.0
+    wait = max(0.0, wait)
+    return wait if wait <= LONGEST_WAIT else None
 
 
 class TavilyRetriever:
@@ -47,9 +90,8 @@ class TavilyRetriever:
 
     async def _ask(self, query: str) -> dict[str, Any]:
         context = self.context
-        async with httpx.AsyncClient(
-            base_url=context.tavily_base_url, verify=shared_ssl_context()
-        ) as http:
+        transport = RetryAfter(httpx.AsyncHTTPTransport(verify=shared_ssl_context()))
+        async with httpx.AsyncClient(base_url=context.tavily_base_url, transport=transport) as http:
             client = AsyncTavilyClient(
                 api_key=self.api_key, api_base_url=context.tavily_base_url, client=http
             )
