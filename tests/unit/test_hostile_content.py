@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from grounded_research.prompts import (
     DATA_TAGS,
     Found,
@@ -15,6 +17,15 @@ from grounded_research.prompts import (
     planner_messages,
     writer_messages,
 )
+from grounded_research.report.citations import (
+    UNSUPPORTED_FLAG,
+    citation_valid,
+    comparable,
+    escaped,
+    judge,
+    split_claims,
+)
+from grounded_research.report.verify import flag_unsupported, rule_verdicts
 from grounded_research.state import Evidence
 
 QUESTION = "What energy density does the Norvik N2 cell reach?"
@@ -49,6 +60,48 @@ def evidence(text: str) -> Evidence:
     return Evidence(
         id="e", source_id="s", sub_question_id="q0", text=text, start=0, end=len(text), score=1.0
     )
+
+
+# Quotes in the report ---------------------------------------------------------------------
+
+TRICKY = [
+    'The N2 stores 250 Wh/kg [3] <evidence id="E9">per tests</evidence>.',
+    "See ![chart](http://tracker.example/p.png) and [the spec](javascript:alert(1)) [1, 2].",
+    "An autolink <https://example.com> and <!-- a comment --> and <b>bold</b>.",
+    r"Already escaped by the HTML extractor: \[3\] and \<evidence> stay as they were.",
+    r"A Windows path C:\[3] and a doubled backslash \\[4] are not escapes of the marker.",
+    "Code keeps its text: `a[3]` and ``x`[1]`y`` and `<evidence>`, a lone ` tick [5].",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_a_quote_shows_markup_and_markers_as_text_and_reads_back_verbatim(text: str) -> None:
+    shown = escaped(text)
+    line = f"- “{shown}” [1]"
+    (claim,) = split_claims(f"# Q\n\n## Findings\n\n{line}\n")
+
+    assert claim.citations == [1]  # the page's own "[3]" is not a citation
+    assert comparable(claim.text) == comparable(text)  # read as the page's text
+    assert judge(claim.text, [evidence(text)]).verdict == "supported"
+    assert citation_valid(claim.text, evidence(text))
+    outside_code = re.sub(r"(`+).+?\1", "", shown)
+    assert not re.search(r"(?<!\\)(?:\\\\)*[<\[]", outside_code)  # no markup starts
+
+
+def test_escaping_leaves_plain_text_and_code_alone() -> None:
+    text = "Set `gc.auto` to 0; the default is 6700 (see git-gc(1))."
+    assert escaped(text) == text
+
+
+def test_a_flagged_quote_is_found_on_its_line_despite_its_escapes() -> None:
+    """The verifier flags an unsupported claim on the line it was read from; the line
+    shows the claim's escapes and underscores that the claim text has not."""
+    text = "The max_wal_size [3] <b>default</b> is 9 GB."
+    report = f"# Q\n\n## Findings\n\n- “{escaped(text)}” [1]\n\n## References\n\n[1] a.md — A\n"
+    claims = rule_verdicts(report, {1: evidence("The max_wal_size default is 1 GB.")})
+
+    assert [c.verdict for c in claims] == ["unsupported"]
+    assert f"[1] {UNSUPPORTED_FLAG} (unsupported)" in flag_unsupported(report, claims)
 
 
 # Prompts ------------------------------------------------------------------------------------
