@@ -26,6 +26,7 @@ from grounded_research.report.citations import (
     split_claims,
 )
 from grounded_research.report.verify import flag_unsupported, rule_verdicts
+from grounded_research.retrieval.documents import html_document
 from grounded_research.state import Evidence
 
 QUESTION = "What energy density does the Norvik N2 cell reach?"
@@ -140,3 +141,43 @@ def inside_data(prompt: str) -> str:
 def outside_data(prompt: str) -> str:
     names = "|".join(DATA_TAGS)
     return re.sub(rf"<({names})\b[^>]*>(.*?)</\1>", "", prompt, flags=re.DOTALL)
+
+
+# Hidden HTML text ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        '<p style="display:none">{}</p>',
+        '<p style="color: red; DISPLAY : None !important">{}</p>',
+        '<p style="visibility:hidden">{}</p>',
+        "<p hidden>{}</p>",
+        '<div aria-hidden="true"><p>{}</p></div>',
+        '<p>Visible text of the N2 review goes on here. <span style="display: none">{}</span></p>',
+        "<template><p>{}</p></template>",
+    ],
+)
+def test_hidden_html_text_is_not_extracted(hidden: str) -> None:
+    html = (
+        "<html><body><article><h1>N2 review</h1>"
+        "<p>In our tests the Norvik N2 cell reached 248 Wh/kg at the cell level.</p>"
+        + hidden.format(f"{INSTRUCTION}: {HIDDEN}.")
+        + "<p>It ships in 2025 from the plant in Oslo, which employs 400 people.</p>"
+        "</article></body></html>"
+    )
+    text = html_document(html, "d.html", "d").text
+    assert "248 Wh/kg" in text and "400 people" in text
+    assert "999" not in text and "Ignore" not in text
+
+
+def test_text_revealed_on_find_and_visible_styles_are_kept() -> None:
+    html = (
+        "<html><body><article><h1>N2 review</h1>"
+        '<p hidden="until-found">The N2 cell reached 248 Wh/kg in our tests.</p>'
+        '<p style="display: block; visibility: visible">It ships in 2025 from Oslo.</p>'
+        '<p aria-hidden="false">The plant employs 400 people.</p>'
+        "</article></body></html>"
+    )
+    text = html_document(html, "d.html", "d").text
+    assert "248 Wh/kg" in text and "2025" in text and "400 people" in text
