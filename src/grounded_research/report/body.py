@@ -16,7 +16,7 @@ from typing import NamedTuple
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
-from grounded_research.report.citations import Citations, cite, note
+from grounded_research.report.citations import Citations, cite, escaped, note
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
 from grounded_research.text.answers import (
@@ -99,7 +99,7 @@ def extractive_body(
         lines: list[str] = []
         shown = ""
         for record, sentence, headings in picked:
-            lines.append(f"- “{flat(sentence)}” {cite([number(record.id)])}")
+            lines.append(f"- “{escaped(flat(sentence))}” {cite([number(record.id)])}")
             under = shown_headings(headings, titles.get(record.source_id, ""))
             if under and under != shown:
                 lines.append(f"  {note(under)}")
@@ -137,7 +137,7 @@ def shown_headings(headings: tuple[str, ...], title: str) -> str:
     Migration to Version 15.1"; the headings that only repeat the title (shown in the
     references) left out."""
     path = [h for h in headings if normalize(h) != normalize(title)]
-    return " › ".join(flat(h) for h in path)
+    return " › ".join(escaped(flat(h)) for h in path)
 
 
 def why_not_answered(state: State) -> str:

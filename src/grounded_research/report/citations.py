@@ -2,6 +2,13 @@
 
 A claim is a sentence of the report's body or of a section that holds claims (see
 `sections`); its citations are the `[n]` markers it carries.
+
+A quote shows a page's text, and a page may carry markup (`<evidence id=…>`, a link, an
+image) or markers that look like the report's own (`[3]`). The report shows such
+characters escaped (`escaped`): Markdown renders them as text and the verifier reads no
+citation in them; a claim is compared with its evidence with the escapes of both undone
+(`plain`), so a quote is still word for word what its evidence says. Code spans are shown
+as they are (Markdown renders their content as text) and hold no citations either.
 """
 
 from __future__ import annotations
@@ -17,6 +24,12 @@ from grounded_research.text.facts import checkable_content, contains_content
 from grounded_research.text.normalize import normalize
 
 CITATION = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# What Markdown reads as text whatever it holds, left to right: a code span, a run of
+# backticks that opens none, a backslash escape.
+_AS_TEXT = r"(?<!`)(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)|`+|\\."
+_CITATION_READ = re.compile(_AS_TEXT + r"|(?P<citation>" + CITATION.pattern + ")")
+_MARKUP = re.compile(_AS_TEXT + r"|(?P<markup>[\[\]<])")
+_ESCAPE = re.compile(r"\\([\\\[\]<])")
 _NOTE = re.compile(r"^\s*_[^_].*_\s*$")
 _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
@@ -49,6 +62,31 @@ def cite(numbers: list[int]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
+def escaped(text: str) -> str:
+    """A page's text as the report shows it: every `[`, `]` and `<` that would start
+    markup or a citation backslash-escaped, outside code spans and unless already
+    escaped (text extracted from HTML comes escaped)."""
+    return _MARKUP.sub(lambda m: "\\" + m[0] if m["markup"] else m[0], text)
+
+
+def plain(text: str) -> str:
+    """Text with the escapes `escaped` may have written undone, as a claim and its
+    evidence (which may hold such escapes itself: HTML comes escaped) are compared. Undo
+    them once: `\\\\[` is a backslash before a bracket."""
+    return _ESCAPE.sub(r"\1", text)
+
+
+def citations_in(text: str) -> list[int]:
+    """The numbers of the citations in a piece of the report: markers not escaped and not
+    inside a code span, where a quote keeps what its page wrote."""
+    groups = [m["citation"] for m in _CITATION_READ.finditer(text) if m["citation"]]
+    return [int(n) for group in groups for n in re.split(r"[,;]", group[1:-1])]
+
+
+def without_citations(text: str) -> str:
+    return _CITATION_READ.sub(lambda m: "" if m["citation"] else m[0], text)
+
+
 def unflagged(report: str) -> str:
     """The report as written, before the verifier appended its flags."""
     return _FLAGGED.sub("", report)
@@ -66,10 +104,8 @@ def split_claims(report: str) -> list[ReportClaim]:
             continue
         for start, end in sentences(line):
             sentence = line[start:end]
-            numbers = [
-                int(n) for group in CITATION.findall(sentence) for n in re.split(r"[,;]", group)
-            ]
-            text = _unquoted(_EMPHASIS.sub("", _LINE_MARKUP.sub("", CITATION.sub("", sentence))))
+            numbers = citations_in(sentence)
+            text = _unquoted(_EMPHASIS.sub("", _LINE_MARKUP.sub("", without_citations(sentence))))
             if not text and numbers and claims:
                 # "… end of a quote.” [3]": the marker belongs to the sentence before it
                 last = claims[-1]
@@ -102,8 +138,8 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     wanted = comparable(claim_text)
     if any(wanted in comparable(e.text) for e in cited):
         return Judged("supported", "verbatim in cited evidence", verbatim=True)
-    content = checkable_content(claim_text)
-    if content and any(contains_content(e.text, content) for e in cited):
+    content = checkable_content(plain(claim_text))
+    if content and any(contains_content(plain(e.text), content) for e in cited):
         return Judged("partial", "numbers and names found in cited evidence, wording differs")
     return Judged("unsupported", "not found in cited evidence")
 
@@ -111,14 +147,14 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
 def comparable(text: str) -> str:
     """Text as a claim is compared with its evidence: a claim is read off the report
     without the bold and code marks its quote carried (`split_claims`), so the evidence
-    is read without them too."""
-    return normalize(_EMPHASIS.sub("", text))
+    is read without them too; on both, escapes are undone."""
+    return normalize(plain(_EMPHASIS.sub("", text)))
 
 
 def citation_valid(claim_text: str, evidence: Evidence) -> bool:
     """The evaluation's rule: the evidence holds every number, date and named term of the
     sentence (or, when it has none, the sentence itself)."""
-    content = checkable_content(claim_text)
+    content = checkable_content(plain(claim_text))
     if not content:
         return comparable(claim_text) in comparable(evidence.text)
-    return contains_content(evidence.text, content)
+    return contains_content(plain(evidence.text), content)

@@ -16,7 +16,13 @@ import re
 
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import ClaimToCheck, Found, Verdicts, verifier_messages
-from grounded_research.report.citations import CITATION, UNSUPPORTED_FLAG, judge, split_claims
+from grounded_research.report.citations import (
+    UNSUPPORTED_FLAG,
+    judge,
+    plain,
+    split_claims,
+    without_citations,
+)
 from grounded_research.state import Claim, Evidence, State
 
 CLAIMS_PER_BATCH = 8
@@ -115,8 +121,15 @@ def flag_unsupported(report: str, claims: list[Claim]) -> str:
     lines = report.splitlines()
     for claim in bad:
         for index, line in enumerate(lines):
-            plain = " ".join(_MARKUP_CHARS.sub("", CITATION.sub("", line)).split())
-            if " ".join(claim.text[:40].split()) in plain and UNSUPPORTED_FLAG not in line:
+            if _bare(claim.text[:40]) in _bare(without_citations(line)) and (
+                UNSUPPORTED_FLAG not in line
+            ):
                 lines[index] = f"{line} {UNSUPPORTED_FLAG} ({claim.verdict})"
                 break
     return "\n".join(lines) + "\n"
+
+
+def _bare(text: str) -> str:
+    """Text as a claim and the line it was read from are matched: escapes undone, without
+    quotation and emphasis marks, blanks collapsed."""
+    return " ".join(_MARKUP_CHARS.sub("", plain(text)).split())

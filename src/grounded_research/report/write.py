@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from grounded_research.gaps.kinds import CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.report.body import LINE_MARKER, body_by_model, extractive_body, flat
-from grounded_research.report.citations import Citations, cite
+from grounded_research.report.citations import Citations, cite, escaped
 from grounded_research.report.sections import LABELS, Language, heading, language
 from grounded_research.state import Gap, Reference, Source, State
 from grounded_research.text.dates import date_key
@@ -73,7 +73,7 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
         for when, side, n in dated:
             by_value.setdefault(side.value, []).append((when, n))
         summary = f" {labels['vs']} ".join(
-            f"{value} {cite([n for _, n in cited])}"
+            f"{escaped(value)} {cite([n for _, n in cited])}"
             + (
                 f" ({max(w for w, _ in cited).replace('-00', '')})"
                 if any(w for w, _ in cited)
@@ -85,9 +85,10 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
         if latest[0] and sum(1 for d in dated if d[0] == latest[0]) == 1:
             summary += f"; {labels['latest']}: {cite([latest[2]])}"
         quotes = "\n".join(
-            f"- “{flat(LINE_MARKER.sub('', side.sentence))}” {cite([n])}" for _, side, n in dated
+            f"- “{escaped(flat(LINE_MARKER.sub('', side.sentence)))}” {cite([n])}"
+            for _, side, n in dated
         )
-        blocks.append(f"### {gap.subject}: {summary}\n\n{quotes}\n")
+        blocks.append(f"### {escaped(gap.subject)}: {summary}\n\n{quotes}\n")
     return f"{heading('conflicts', lang)}\n\n" + "\n".join(blocks)
 
 

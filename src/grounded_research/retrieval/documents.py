@@ -2,7 +2,8 @@
 
 `.md` and `.txt` keep the file's own text, unchanged, so a quote can be found in the
 file itself; HTML keeps headings, lists and tables (version numbers and dates often
-live only in headings); a `.jsonl` file holds one document per line.
+live only in headings) and drops what a browser does not show (a page may hide
+instructions meant for a model there); a `.jsonl` file holds one document per line.
 
 Text is UTF-8. A file that is mostly UTF-8 but holds a stray byte keeps its text, the
 stray byte shown as U+FFFD; a file with no UTF-8 in it is read as cp1252. Either way the
@@ -44,6 +45,12 @@ _UTF8_SEQUENCE = re.compile(
     rb"|\xf4[\x80-\x8f][\x80-\xbf]{2}"
 )
 _ASCII = bytes(range(128))
+# A declaration of an inline style that hides its element and what it holds.
+_HIDING_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse))\s*"
+    r"(?:!\s*important\s*)?(?:;|$)",
+    re.IGNORECASE,
+)
 _JSON_TYPES = {dict: "an object", list: "an array", bool: "a boolean", int: "a number"}
 
 
@@ -149,14 +156,16 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     """HTML to markdown text (headings, lists and tables kept) with its metadata."""
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
+    if tree is not None:
+        tree = _framed(_loose_text_in_paragraphs(_terms_as_headings(_shown(tree))))
     text = trafilatura.extract(
-        _framed(_loose_text_in_paragraphs(_terms_as_headings(tree))) if tree is not None else html,
+        tree if tree is not None else html,
         output_format="markdown",
         include_tables=True,
         include_formatting=True,
         include_comments=False,
         favor_recall=True,
-    ) or trafilatura.html2txt(html)
+    ) or trafilatura.html2txt(tree if tree is not None else html)
     if not text or not text.strip():
         raise UnreadableDocument(location, "no text in HTML")
     metadata = trafilatura.extract_metadata(tree if tree is not None else html)
@@ -166,6 +175,27 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     published = metadata.date if metadata and metadata.date else _date_in_text(text)
     author = metadata.author if metadata and metadata.author else None
     return Document(location, title, text, published, author)
+
+
+def _shown(tree: HtmlElement) -> HtmlElement:
+    """The page without what a browser does not show: elements marked `hidden`,
+    `aria-hidden="true"`, an inline style of `display: none` or `visibility: hidden`, and
+    templates. A page can carry instructions for a model there, read by no one else;
+    trafilatura drops some such elements but puts them back when the page would lose too
+    much text. Text revealed by the browser's find (`hidden="until-found"`) is shown.
+    Style sheets are not read: a class that hides text keeps it."""
+    for element in list(tree.iter()):
+        if not isinstance(element.tag, str) or element.getparent() is None:
+            continue
+        hidden = element.get("hidden")
+        if (
+            element.tag == "template"
+            or (hidden is not None and hidden.strip().lower() != "until-found")
+            or element.get("aria-hidden", "").strip().lower() == "true"
+            or _HIDING_STYLE.search(element.get("style", ""))
+        ):
+            element.drop_tree()
+    return tree
 
 
 def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
