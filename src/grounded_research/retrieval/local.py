@@ -55,7 +55,7 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 7  # 7: documents keep their decode note and .jsonl line
+INDEX_VERSION = 8  # 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
