@@ -15,9 +15,10 @@ from grounded_research.evaluation import cli as eval_cli
 DATA = Path(__file__).parents[1] / "data"
 runner = CliRunner()
 
-# Measured on each slice (2026-11-30): English gold 100/100/90, answer 100/100/40,
-# unanswerable 2 of 3, citations 100%; Chinese gold 100/100/100, answer 100/100/71,
-# unanswerable 1 of 2, citations 100%. The minimums sit about ten points under.
+# Measured on each slice (2026-11-30, evening): English gold 100/100/90, answer
+# 100/100/60, unanswerable 3 of 3, citations 100%; Chinese gold 100/100/100, answer
+# 100/100/71, unanswerable 1 of 2, citations 98.2%. The minimums sit about ten points
+# under (a question is 10 to 33 points here).
 SLICES = {
     "docs": (
         DATA / "eval" / "docs.jsonl",
@@ -25,9 +26,9 @@ SLICES = {
         (
             "gold_recall.retrieved=0.90",
             "answer_recall.selected=0.90",
-            "answer_recall.report=0.30",
+            "answer_recall.report=0.50",
             "citation_validity=0.95",
-            "unanswerable_handled=0.60",
+            "unanswerable_handled=0.90",
             "completed=1",
         ),
     ),
