@@ -89,3 +89,29 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
     ]
     assert "five minutes" not in result.report
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)
+
+
+def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
+    tmp_path: Path,
+) -> None:
+    """Packaged docs name their product in the path, not in every sentence; the date
+    line answers even when six other sentences share more words with the question."""
+    notes = "\n".join(
+        f"- Fix a release {n} problem in PostgreSQL's release date handling (Tom Lane)."
+        for n in range(8)
+    )
+    write(
+        tmp_path / "corpus",
+        "postgresql-doc-15/html/release-15-1.md",
+        f"# E.20. Release 15.1\n\n**Release date:** 2022-11-10\n\n## E.20.1. Changes\n\n{notes}\n",
+    )
+    result = research(
+        "What is the release date of PostgreSQL 15.1?",
+        corpus=str(tmp_path / "corpus"),
+        cache_dir=str(tmp_path / "cache"),
+        checkpointer="none",
+        max_rounds=0,
+    )
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
+    assert answer == "- “**Release date:** 2022-11-10” [1]"

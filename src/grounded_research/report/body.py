@@ -86,13 +86,19 @@ def extractive_body(
     headings it lies under in its source, when they say more than the title and differ
     from those of the quote above."""
     number = Citations()
-    quoted: set[str] = set()
     titles = {source.id: source.title for source in state.sources.values()}
+    locations = {source.id: source.location for source in state.sources.values()}
     headings_at = HeadingsAt(state, text_of)
-    chosen = {
-        sq.id: best_sentences(sq, state.selected_for(sq.id), titles, headings_at, quoted)
+    ranked = {
+        sq.id: ranked_sentences(sq, state.selected_for(sq.id), titles, locations, headings_at)
         for sq in state.sub_questions
     }
+    not_answered = why_not_answered(state)
+    line = None
+    if not not_answered:  # the answer may be any candidate, not only one of the best six
+        line = answer_line(state.question, ranked.get(WHOLE_QUESTION_ID, []), titles)
+    quoted = {normalize(line.sentence)} if line else set()
+    chosen = {sq.id: best_sentences(ranked[sq.id], quoted) for sq in state.sub_questions}
 
     def quotes(picked: list[Quote]) -> str:
         """Quote lines, each followed by the headings it lies under where they change."""
@@ -106,15 +112,11 @@ def extractive_body(
             shown = under
         return "\n".join(lines)
 
-    not_answered = why_not_answered(state)
     parts: list[str] = []
     if not_answered:
         answer = note(labels["not_answered"].format(why=not_answered))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
-    elif (
-        line := answer_line(state.question, chosen.get(WHOLE_QUESTION_ID, []), titles)
-    ) is not None:
-        chosen[WHOLE_QUESTION_ID].remove(line)
+    elif line is not None:
         parts.append(f"## {labels['answer']}\n\n{quotes([line])}\n")
     for sub_question in state.sub_questions:
         whole = sub_question.id == WHOLE_QUESTION_ID
@@ -174,21 +176,22 @@ def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Q
     )
 
 
-def best_sentences(
+def ranked_sentences(
     sub_question: SubQuestion,
     records: list[Evidence],
     titles: dict[str, str],
+    locations: dict[str, str],
     headings_at: Callable[[Evidence, int], tuple[str, ...]],
-    quoted: set[str],
 ) -> list[Quote]:
-    """The evidence sentences that share most terms with the sub-question, the words of
-    its source's title and of the headings it lies under counting half ("The default is
-    1 GB." under "max_wal_size" answers "the default max_wal_size"); a sentence that
-    holds an answer of the asked kind (a date for "when", a version for "in which
-    version", a number for "how many") counts extra. When the question, or the follow-up
-    query that found the passage, names something, a sentence must be about it (it, its
-    headings or its source's title name it): the second hop of a question is about a name
-    the first hop found, not one the question gave. Each sentence is quoted once."""
+    """The evidence sentences that may answer the sub-question, best first: those sharing
+    most terms with it, the words of its source's title and of the headings it lies under
+    counting half ("The default is 1 GB." under "max_wal_size" answers "the default
+    max_wal_size"); a sentence that holds an answer of the asked kind (a date for "when", a
+    version for "in which version", a number for "how many") counts extra. When the
+    question, or the follow-up query that found the passage, names something, a sentence
+    must be about it (it, its headings, its source's title or location name it: packaged
+    docs name their product in the path): the second hop of a question is about a name the
+    first hop found, not one the question gave."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
     kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
@@ -197,15 +200,17 @@ def best_sentences(
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = names | named_terms(record.query)
+        path = locations.get(record.source_id, "").lower()
+        in_path = {name for name in about if len(name) > 2 and name in path}
         for start, end in sentences(record.text):
             if HEADING_LINE.match(record.text, start):
                 continue  # a heading is shown beside the quotes under it, not quoted
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
-            if too_short(sentence) or normalize(sentence) in quoted:
+            if too_short(sentence):
                 continue
             headings = headings_at(record, start)
             frame = "\n".join([title, *headings])
-            if about and not about & (named_terms(sentence) | named_terms(frame)):
+            if about and not about & (named_terms(sentence) | named_terms(frame) | in_path):
                 continue
             if code_names and not any(
                 mentions_identifier(sentence, n) or mentions_identifier(frame, n)
@@ -221,8 +226,14 @@ def best_sentences(
                 scored.append(
                     (relevance + 0.2 * record.score, order, Quote(record, sentence, headings))
                 )
+    return [quote for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1]))]
+
+
+def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
+    """The best `SENTENCES_PER_SUB_QUESTION` of a sub-question's ranked sentences that no
+    section has quoted yet; each sentence is quoted once in the report."""
     chosen: list[Quote] = []
-    for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1])):
+    for quote in ranked:
         if normalize(quote.sentence) in quoted:
             continue
         quoted.add(normalize(quote.sentence))
