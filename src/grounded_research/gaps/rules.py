@@ -107,8 +107,8 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
         )
 
     if not any(
-        answers(record.text[start:end], _frame(state, record))
-        for record in holding
+        answers(record.text[start:end], above)
+        for record, above in ((r, _frame(state, r)) for r in holding)
         for start, end in sentences(record.text)
     ):
         return f"no passage about it gives {kind_words(kind)}"

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
@@ -48,6 +49,15 @@ class Quote(NamedTuple):
     record: Evidence
     sentence: str
     headings: tuple[str, ...]  # the headings the sentence lies under in its source
+
+
+class Frame(NamedTuple):
+    """What the title and headings above a sentence say: their names, their search
+    terms, and whether they name a code name the question asks about."""
+
+    names: set[str]
+    terms: set[str]
+    code: bool
 
 
 class HeadingsAt:
@@ -131,7 +141,7 @@ def extractive_body(
 
 def framed(quote: Quote, titles: dict[str, str]) -> str:
     """The quote with the title and headings it stands under."""
-    return "\n".join([titles.get(quote.record.source_id, ""), *quote.headings, quote.sentence])
+    return f"{frame(titles.get(quote.record.source_id, ''), quote.headings)}\n{quote.sentence}"
 
 
 def shown_headings(headings: tuple[str, ...], title: str) -> str:
@@ -197,6 +207,14 @@ def ranked_sentences(
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
     scored: list[tuple[float, int, Quote]] = []
+    read: dict[str, Frame] = {}  # a passage's sentences mostly share one frame: read it once
+
+    def read_frame(text: str) -> Frame:
+        if text not in read:
+            code = any(mentions_identifier(text, n) for n in code_names)
+            read[text] = Frame(named_terms(text), set(tokenize(text)), code)
+        return read[text]
+
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = names | named_terms(record.query)
@@ -209,16 +227,15 @@ def ranked_sentences(
             if too_short(sentence):
                 continue
             headings = headings_at(record, start)
-            frame = "\n".join([title, *headings])
-            if about and not about & (named_terms(sentence) | named_terms(frame) | in_path):
+            above = read_frame(frame(title, headings))
+            if about and not about & (named_terms(sentence) | above.names | in_path):
                 continue
-            if code_names and not any(
-                mentions_identifier(sentence, n) or mentions_identifier(frame, n)
-                for n in code_names
+            if code_names and not (
+                above.code or any(mentions_identifier(sentence, n) for n in code_names)
             ):
                 continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
             terms = set(tokenize(sentence))
-            shared = len(terms & wanted) + 0.5 * len((set(tokenize(frame)) - terms) & wanted)
+            shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))
             if kind not in ("any", "yes_no") and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
