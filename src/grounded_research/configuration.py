@@ -1,11 +1,12 @@
 """Every knob of a run, declared once: LangGraph's `context_schema`.
 
 Each field says its type (a `Literal` for choices, so LangGraph Studio shows a dropdown),
-default, bounds (`ge`/`gt`, which Studio's JSON schema shows as minimums), help, and
-whether the CLI takes it (`cli=`): `Context` checks values against those declarations,
+default, bounds (`ge`/`gt`, which Studio's JSON schema shows as minimums), help,
+whether the CLI takes it (`cli=`), and who may set it when the graph serves others
+(`server=`, read by `policy.py`): `Context` checks values against those declarations,
 and both `grounded-research` and `grounded-research eval` make their run options from
 them. In Python pass `context=Context(...)` to `invoke`/`stream`; a LangGraph server
-copies the run's `configurable` into it.
+copies the run's `configurable` into it, through the operator's policy.
 """
 
 from __future__ import annotations
@@ -53,15 +54,65 @@ class Cli:
 ON_CLI = Cli()
 
 
+# Who sets a knob when the graph serves callers other than its operator (a LangGraph
+# server; `policy.py` applies these rules, docs/deployment.md "Trust boundary" lists
+# them). A knob without one is the caller's, within its declaration. On the CLI and in
+# Python the caller is the operator and every knob is theirs.
+
+
+@dataclass(frozen=True)
+class OperatorOnly:
+    """The knob reaches secrets, the file system or the network: only the operator sets
+    it. A run may repeat the operator's value, never change it."""
+
+
+@dataclass(frozen=True)
+class FromList:
+    """A run picks from the operator's list `allowed` (e.g. `models`); `default` is that
+    list when the operator gives none (None: any value the knob accepts). '' (inherit,
+    none) and the operator's own value are always allowed; with a `separator` the value
+    names several (`local,urls`), each of which must be allowed."""
+
+    allowed: str
+    default: tuple[str, ...] | None = ()
+    separator: str = ""
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A run names one of the folders the operator registered under `table`; the run
+    gets that folder. '' (none) is always allowed."""
+
+    table: str
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """A run may ask for up to the operator's ceiling (by default the operator's own
+    value). With `zero_is_unlimited`, 0 means no limit: a run may ask for it only when the
+    ceiling is 0 itself."""
+
+    zero_is_unlimited: bool = False
+
+
+ServerRule = OperatorOnly | FromList | Registered | Ceiling
+OPERATOR_ONLY = OperatorOnly()
+UP_TO_OPERATOR = Ceiling()
+UNLIMITED_AT_ZERO = Ceiling(zero_is_unlimited=True)
+MODELS = FromList("models", default=("extractive",))
+
+
 def knob(
     help: str,
     *,
     ge: float | None = None,
     gt: float | None = None,
     cli: Cli | None = None,
+    server: ServerRule | None = None,
 ) -> dict[str, Any]:
     """A `Context` field's metadata: `help`, `ge` and `gt` under the names pydantic reads,
-    so Studio's schema shows them, and `cli` for the knobs the command line takes."""
+    so Studio's schema shows them, `cli` for the knobs the command line takes, and
+    `server` for the knobs a served run may not set freely."""
     metadata: dict[str, Any] = {"description": help}
     if ge is not None:
         metadata["ge"] = ge
@@ -69,14 +120,26 @@ def knob(
         metadata["gt"] = gt
     if cli is not None:
         metadata["cli"] = cli
+    if server is not None:
+        metadata["server"] = server
     return metadata
+
+
+def server_rule(spec: Field[Any]) -> ServerRule | None:
+    """Who sets this knob on a server; None: the caller."""
+    rule: ServerRule | None = spec.metadata.get("server")
+    return rule
 
 
 @dataclass(kw_only=True)
 class Context:
     corpus: str = field(
         default="",
-        metadata=knob("Local corpus: a folder (read recursively) or one .jsonl file.", cli=ON_CLI),
+        metadata=knob(
+            "Local corpus: a folder (read recursively) or one .jsonl file.",
+            cli=ON_CLI,
+            server=Registered("corpora"),
+        ),
     )
     retrievers: str = field(
         default="auto",
@@ -85,6 +148,7 @@ class Context:
             "tavily when TAVILY_API_KEY is set and there is no corpus, plus urls when urls are "
             "given.",
             cli=Cli("--retriever"),
+            server=FromList("retrievers", default=None, separator=","),
         ),
     )
     urls: list[str] = field(
@@ -100,6 +164,7 @@ class Context:
         metadata=knob(
             "'extractive' (offline, no LLM) or provider:name, e.g. 'openai:gpt-4.1-mini'.",
             cli=ON_CLI,
+            server=MODELS,
         ),
     )
     base_url: str = field(
@@ -108,16 +173,22 @@ class Context:
             "Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama's /v1, "
             "LM Studio); OPENAI_BASE_URL fills it when left empty.",
             cli=ON_CLI,
+            server=OPERATOR_ONLY,
         ),
     )
     planner_model: ModelName = field(
-        default="", metadata=knob("Model that plans and checks gaps; empty = model.", cli=ON_CLI)
+        default="",
+        metadata=knob(
+            "Model that plans and checks gaps; empty = model.", cli=ON_CLI, server=MODELS
+        ),
     )
     writer_model: ModelName = field(
-        default="", metadata=knob("Model that writes the report; empty = model.", cli=ON_CLI)
+        default="",
+        metadata=knob("Model that writes the report; empty = model.", cli=ON_CLI, server=MODELS),
     )
     verifier_model: ModelName = field(
-        default="", metadata=knob("Model that checks citations; empty = model.", cli=ON_CLI)
+        default="",
+        metadata=knob("Model that checks citations; empty = model.", cli=ON_CLI, server=MODELS),
     )
     structured_output: StructuredOutput = field(
         default="json_schema",
@@ -128,33 +199,58 @@ class Context:
         ),
     )
     model_timeout: float = field(
-        default=120.0, metadata=knob("Seconds one model request may take.", gt=0, cli=ON_CLI)
+        default=120.0,
+        metadata=knob(
+            "Seconds one model request may take.", gt=0, cli=ON_CLI, server=UP_TO_OPERATOR
+        ),
     )
     model_retries: int = field(
-        default=2, metadata=knob("Retries of a model request after a timeout or rate limit.", ge=0)
+        default=2,
+        metadata=knob(
+            "Retries of a model request after a timeout or rate limit.", ge=0, server=UP_TO_OPERATOR
+        ),
     )
     max_output_tokens: int = field(
         default=0,
         metadata=knob(
-            "Most tokens one model answer may have (0: the model's limit).", ge=0, cli=ON_CLI
+            "Most tokens one model answer may have (0: the model's limit).",
+            ge=0,
+            cli=ON_CLI,
+            server=UNLIMITED_AT_ZERO,
         ),
     )
     max_sub_questions: int = field(
         default=4,
-        metadata=knob("Sub-questions the planner may add to the question.", ge=1, cli=ON_CLI),
+        metadata=knob(
+            "Sub-questions the planner may add to the question.",
+            ge=1,
+            cli=ON_CLI,
+            server=UP_TO_OPERATOR,
+        ),
     )
     max_rounds: int = field(
         default=2,
         metadata=knob(
-            "Re-search rounds for gaps after the first search (0 = none).", ge=0, cli=ON_CLI
+            "Re-search rounds for gaps after the first search (0 = none).",
+            ge=0,
+            cli=ON_CLI,
+            server=UP_TO_OPERATOR,
         ),
     )
     results_per_query: int = field(
-        default=8, metadata=knob("Passages each retriever returns per query.", ge=1, cli=ON_CLI)
+        default=8,
+        metadata=knob(
+            "Passages each retriever returns per query.", ge=1, cli=ON_CLI, server=UP_TO_OPERATOR
+        ),
     )
-    chunk_size: int = field(default=600, metadata=knob("Target passage size in characters.", ge=1))
+    chunk_size: int = field(
+        default=600, metadata=knob("Target passage size in characters.", ge=1, server=OPERATOR_ONLY)
+    )
     token_budget: int = field(
-        default=4000, metadata=knob("Tokens of evidence the writer may receive.", ge=1, cli=ON_CLI)
+        default=4000,
+        metadata=knob(
+            "Tokens of evidence the writer may receive.", ge=1, cli=ON_CLI, server=UP_TO_OPERATOR
+        ),
     )
     evidence_per_sub_question: int = field(
         default=32,
@@ -190,10 +286,12 @@ class Context:
             "shipped with the package), 'none', or a LangChain model as provider:model, e.g. "
             "'openai:text-embedding-3-small'.",
             cli=ON_CLI,
+            server=FromList("embeddings", default=("local", "none")),
         ),
     )
     embeddings_base_url: str = field(
-        default="", metadata=knob("Base URL of an OpenAI-compatible embeddings server.")
+        default="",
+        metadata=knob("Base URL of an OpenAI-compatible embeddings server.", server=OPERATOR_ONLY),
     )
     writer_context_tokens: int = field(
         default=0,
@@ -220,7 +318,7 @@ class Context:
         ),
     )
     follow_up_queries: int = field(
-        default=3, metadata=knob("Most follow-up queries per gap.", ge=0)
+        default=3, metadata=knob("Most follow-up queries per gap.", ge=0, server=UP_TO_OPERATOR)
     )
     approve_plan: bool = field(
         default=False,
@@ -231,7 +329,9 @@ class Context:
     cache_dir: str = field(
         default_factory=default_cache_dir,
         metadata=knob(
-            "Where corpus indexes, source snapshots and fetched pages are kept.", cli=ON_CLI
+            "Where corpus indexes, source snapshots and fetched pages are kept.",
+            cli=ON_CLI,
+            server=OPERATOR_ONLY,
         ),
     )
     allow_private_network: bool = field(
@@ -240,6 +340,7 @@ class Context:
             "Let the web fetcher reach loopback, private, link-local and metadata addresses "
             "(intranets, tests). Off: such URLs become blocked sources.",
             cli=ON_CLI,
+            server=OPERATOR_ONLY,
         ),
     )
     tavily_search_depth: TavilySearchDepth = field(
@@ -252,7 +353,8 @@ class Context:
         default="", metadata=knob("Tavily time range: day, week, month, year, or '' for any.")
     )
     tavily_max_results: int = field(
-        default=5, metadata=knob("Most pages one Tavily search returns.", ge=0)
+        default=5,
+        metadata=knob("Most pages one Tavily search returns.", ge=0, server=UP_TO_OPERATOR),
     )
     tavily_include_domains: list[str] = field(
         default_factory=list, metadata=knob("Tavily searches only these domains.")
@@ -262,31 +364,51 @@ class Context:
     )
     tavily_base_url: str = field(
         default="https://api.tavily.com",
-        metadata=knob("Tavily API base URL (tests point it at a local server)."),
+        metadata=knob(
+            "Tavily API base URL (tests point it at a local server).", server=OPERATOR_ONLY
+        ),
     )
     search_concurrency: int = field(
-        default=8, metadata=knob("Searches in flight at once, across all parallel branches.", ge=1)
+        default=8,
+        metadata=knob(
+            "Searches in flight at once, across all parallel branches.", ge=1, server=UP_TO_OPERATOR
+        ),
     )
     fetch_concurrency: int = field(
         default=8,
-        metadata=knob("Page fetches in flight at once, across all parallel branches.", ge=1),
+        metadata=knob(
+            "Page fetches in flight at once, across all parallel branches.",
+            ge=1,
+            server=UP_TO_OPERATOR,
+        ),
     )
     search_timeout: float = field(
-        default=30.0, metadata=knob("Seconds one search call may take.", gt=0)
+        default=30.0,
+        metadata=knob("Seconds one search call may take.", gt=0, server=UP_TO_OPERATOR),
     )
     fetch_timeout: float = field(
         default=20.0,
-        metadata=knob("Seconds one page may take, redirects and retries included.", gt=0),
+        metadata=knob(
+            "Seconds one page may take, redirects and retries included.",
+            gt=0,
+            server=UP_TO_OPERATOR,
+        ),
     )
     fetch_retries: int = field(
-        default=2, metadata=knob("Retries of a page after a 429 or 5xx answer.", ge=0)
+        default=2,
+        metadata=knob("Retries of a page after a 429 or 5xx answer.", ge=0, server=UP_TO_OPERATOR),
     )
     max_page_bytes: int = field(
         default=5_000_000,
-        metadata=knob("Bytes read of one page; longer HTML/text is cut there.", ge=1),
+        metadata=knob(
+            "Bytes read of one page; longer HTML/text is cut there.", ge=1, server=UP_TO_OPERATOR
+        ),
     )
     max_pages: int = field(
-        default=60, metadata=knob("Web pages one run may use (fetched or cached).", ge=0)
+        default=60,
+        metadata=knob(
+            "Web pages one run may use (fetched or cached).", ge=0, server=UP_TO_OPERATOR
+        ),
     )
     max_searches: int = field(
         default=0,
@@ -294,6 +416,7 @@ class Context:
             "Search calls one run may start, every retriever and branch counted (0 = no "
             "limit); a search past it is not started, and the run goes on to its report.",
             ge=0,
+            server=UNLIMITED_AT_ZERO,
         ),
     )
     page_cache_days: float = field(
@@ -306,6 +429,7 @@ class Context:
             "Seconds after the run's start when no new search or fetch begins (0 = no "
             "deadline); the report is written from what was found.",
             ge=0,
+            server=UNLIMITED_AT_ZERO,
         ),
     )
 

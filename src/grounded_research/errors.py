@@ -17,3 +17,9 @@ class ConfigurationError(InputError):
 
 class CorpusError(InputError):
     """The corpus path is missing or not a folder / .jsonl file."""
+
+
+class RunRefused(ConfigurationError, ValueError):
+    """A served run asked for what the operator's policy does not allow (`policy.py`).
+    A `ValueError` too: a LangGraph server shows the caller the message of a ValueError,
+    and hides that of an exception it does not know."""

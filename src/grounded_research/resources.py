@@ -28,7 +28,10 @@ Hence `RunGraph`: the `StateGraph` the research graph is built with. The `stream
 caller gave, a `Context`, a dict of its fields or nothing, into a new `RunContext` for
 this invocation: a `Context` with the same values that also holds this run's
 `RunResources`. Nodes read knobs with `get_context(runtime)` as before and reach
-resources with `resources_of(runtime)`.
+resources with `resources_of(runtime)`. It is also the one place a served graph
+(`server.py`, compiled with a `policy`) hands the caller's values to the operator's
+`ServerPolicy`, which refuses the run or gives the `Context` it may have, before the run
+holds anything.
 
 So: the branches of a run share one set; a resumed thread (after a kill or a plan
 approval) is a new invocation with new resources, whose deadline and page budget
@@ -57,6 +60,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
+from grounded_research.policy import ServerPolicy
 from grounded_research.retrieval.base import Retriever
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.retrieval.registry import build_retrievers
@@ -125,10 +129,15 @@ class RunContext(Context):
         self.resources = RunResources(self)
 
     @classmethod
-    def start(cls, given: Context | Mapping[str, Any] | None) -> RunContext:
+    def start(
+        cls, given: Context | Mapping[str, Any] | None, policy: ServerPolicy | None = None
+    ) -> RunContext:
         """A new run with the caller's values: a `Context`, a dict of its fields, or
-        None for the defaults."""
-        if not isinstance(given, Context):
+        None for the defaults; with a `policy`, only what it admits (on top of the
+        operator's settings)."""
+        if policy is not None:
+            given = policy.admit(given)
+        elif not isinstance(given, Context):
             given = Context.from_mapping(dict(given or {}))
         return cls(**{f.name: getattr(given, f.name) for f in fields(Context) if f.init})
 
@@ -142,24 +151,32 @@ def resources_of(runtime: Runtime[Context] | None) -> RunResources:
 
 
 class CompiledRunGraph(CompiledStateGraph[Any, Context, Any, Any]):
-    """A compiled graph that starts a new `RunContext` for every invocation."""
+    """A compiled graph that starts a new `RunContext` for every invocation, from what
+    its `policy` admits when it serves others."""
+
+    def __init__(self, *args: Any, policy: ServerPolicy | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.policy = policy  # an attribute: `Pregel.copy` (the server's) hands it on
 
     def stream(
         self, *args: Any, context: Context | Mapping[str, Any] | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        return super().stream(*args, context=RunContext.start(context), **kwargs)
+        return super().stream(*args, context=RunContext.start(context, self.policy), **kwargs)
 
     def astream(
         self, *args: Any, context: Context | Mapping[str, Any] | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        return super().astream(*args, context=RunContext.start(context), **kwargs)
+        return super().astream(*args, context=RunContext.start(context, self.policy), **kwargs)
 
 
 class RunGraph(StateGraph[Any, Context, Any, Any]):
     """A `StateGraph` whose compiled graphs give each invocation its own `RunContext`."""
 
-    def compile(self, *args: Any, **kwargs: Any) -> CompiledRunGraph:
+    def compile(
+        self, *args: Any, policy: ServerPolicy | None = None, **kwargs: Any
+    ) -> CompiledRunGraph:
+        """`policy`: the operator's, for a graph that serves others (`server.py`)."""
         compiled = super().compile(*args, **kwargs)
         # as `Pregel.copy` does it, into the subclass
         attributes = {k: v for k, v in vars(compiled).items() if k != "__orig_class__"}
-        return CompiledRunGraph(**attributes)
+        return CompiledRunGraph(**attributes, policy=policy)

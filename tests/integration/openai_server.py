@@ -53,6 +53,7 @@ class Script:
     stall_seconds: float = 6.0
     seen: dict[str, int] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)  # each request's header
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answer(self, body: dict[str, Any]) -> Answer:
@@ -162,6 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        self.server.script.authorizations.append(self.headers.get("Authorization", ""))
         answer = self.server.script.answer(body)
         if answer.stall:
             time.sleep(answer.stall)

@@ -2,92 +2,48 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import fields
-from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-import httpx
 import pytest
 from pydantic import TypeAdapter
 
 from grounded_research.api import ResearchResult
 from grounded_research.state import OutputState
-from tests.conftest import EXAMPLE_CORPUS, ROOT
+from tests.conftest import EXAMPLE_CORPUS
+from tests.integration.langgraph_dev import LANGGRAPH, langgraph_dev, toml_string
 from tests.servers import Reply, Request, Route, Server, html, serve, slow, tavily_route
 
 langgraph_sdk = pytest.importorskip("langgraph_sdk")
 TAVILY_KEY = "tvly-test"
-LANGGRAPH = Path(sys.executable).with_name("langgraph")
 pytestmark = pytest.mark.skipif(not LANGGRAPH.exists(), reason="langgraph-cli not installed")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+@pytest.fixture(scope="module")
+def web() -> Iterator[Server]:
+    """Tavily's API and the web, on a local server the operator's policy names."""
+    with web_with_search(article) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`langgraph dev` from a temporary copy: the server writes .langgraph_api/ where it runs."""
+def server(tmp_path_factory: pytest.TempPathFactory, web: Server) -> Iterator[str]:
+    """`langgraph dev` for an operator who registered the example corpus and lets runs
+    search with Tavily (its key in the server's environment) and fetch pages on the
+    intranet (the local stand-ins of Tavily and the web are on 127.0.0.1)."""
     folder = tmp_path_factory.mktemp("server")
-    shutil.copy(ROOT / "langgraph.json", folder / "langgraph.json")
-    shutil.copytree(ROOT / "src", folder / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    port = free_port()
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "LANGGRAPH_NO_VERSION_CHECK": "true",
-        "LANGSMITH_TRACING": "false",
-        "TAVILY_API_KEY": TAVILY_KEY,  # the operator's key: runs may search with Tavily
-    }
-    log = (folder / "server.log").open("w")
-    process = subprocess.Popen(
-        [
-            str(LANGGRAPH),
-            "dev",
-            "--no-reload",
-            "--no-browser",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=folder,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail((folder / "server.log").read_text())
-        try:
-            if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail("langgraph dev did not start:\n" + (folder / "server.log").read_text())
-    yield url
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-    log.close()
+    policy = f"""
+        [corpora]
+        solid-state = {toml_string(EXAMPLE_CORPUS)}
+        [settings]
+        cache_dir = {toml_string(folder / "cache")}
+        tavily_base_url = {toml_string(web.url("").rstrip("/"))}
+        allow_private_network = true
+    """
+    with langgraph_dev(folder, policy, {"TAVILY_API_KEY": TAVILY_KEY}) as url:
+        yield url
 
 
 def reported(values: dict[str, Any]) -> ResearchResult:
@@ -101,10 +57,10 @@ def reported(values: dict[str, Any]) -> ResearchResult:
     return ResearchResult.from_state({name: getattr(typed, name) for name in names})
 
 
-def test_stream_a_run_read_state_and_history_then_ask_again(server: str, tmp_path: Path) -> None:
+def test_stream_a_run_read_state_and_history_then_ask_again(server: str) -> None:
     client = langgraph_sdk.get_sync_client(url=server)
     thread = client.threads.create()
-    configurable = {"corpus": str(EXAMPLE_CORPUS), "cache_dir": str(tmp_path / "cache")}
+    configurable = {"corpus": "solid-state"}  # a name the operator registered
 
     seen: dict[str, list[object]] = {"updates": [], "custom": []}
     for part in client.runs.stream(
@@ -152,14 +108,10 @@ def test_stream_a_run_read_state_and_history_then_ask_again(server: str, tmp_pat
     assert all("Estra" not in q["text"] for q in after["sub_questions"])  # a fresh start
 
 
-def test_plan_approval_over_the_server(server: str, tmp_path: Path) -> None:
+def test_plan_approval_over_the_server(server: str) -> None:
     client = langgraph_sdk.get_sync_client(url=server)
     thread = client.threads.create()
-    configurable = {
-        "corpus": str(EXAMPLE_CORPUS),
-        "cache_dir": str(tmp_path / "cache"),
-        "approve_plan": True,
-    }
+    configurable = {"corpus": "solid-state", "approve_plan": True}
     question = "Where is the Halvard Estra built, and what energy density does the Aurora A1 reach?"
     client.runs.wait(
         thread["thread_id"],
@@ -186,10 +138,11 @@ def test_plan_approval_over_the_server(server: str, tmp_path: Path) -> None:
 
 
 # -- a run's limits hold across its parallel branches, with no context passed -------
-# The caller sends neither `context` nor `config`: what it cannot set, the operator has
-# set on an assistant (and TAVILY_API_KEY in the server's environment). The server
-# hands the graph that assistant's context as a dict; `RunGraph` makes one RunContext
-# of it for the run, shared by the initial search and the `research` branches.
+# The caller sends neither `context` nor `config`: its choices are set on an assistant,
+# the operator's (Tavily's URL, the intranet, the cache) in the server's policy and
+# TAVILY_API_KEY in its environment. The server hands the graph that assistant's context
+# as a dict; `RunGraph` makes one RunContext of it for the run, shared by the initial
+# search and the `research` branches.
 
 SPLIT_QUESTION = (
     "Where is the Halvard Estra built, and what energy density does the Aurora A1 reach?"
@@ -227,15 +180,15 @@ def web_with_search(page: Route) -> Iterator[Server]:
         yield server
 
 
-def operator_assistant(client: Any, web: Server, tmp_path: Path, **limits: object) -> str:
-    """What the operator sets once, on an assistant (POST /assistants): the caller's
-    runs then pass no context at all."""
+def caller_assistant(client: Any, web: Server, page: Route, **limits: object) -> str:
+    """What a caller sets once, on an assistant (POST /assistants): its runs then pass no
+    context at all. The web answers every page with `page` from now on."""
+    cast(AnyPage, web.routes).page = page
+    web.requests.clear()
     context = {
         "retrievers": "tavily",
-        "tavily_base_url": web.url("").rstrip("/"),
         "tavily_max_results": PAGES_PER_SEARCH,
-        "allow_private_network": True,  # the pages are on 127.0.0.1
-        "cache_dir": str(tmp_path / "cache"),
+        "page_cache_days": 0,  # every test fetches its pages itself
         "embeddings": "none",
         "max_rounds": 0,
         **limits,
@@ -259,15 +212,12 @@ def article(request: Request) -> Reply:
     return html(f"<h1>{request.path}</h1><p>The Halvard Estra is built in Ostrava.</p>")
 
 
-def test_max_pages_holds_across_parallel_branches_without_context(
-    server: str, tmp_path: Path
-) -> None:
+def test_max_pages_holds_across_parallel_branches_without_context(server: str, web: Server) -> None:
     client = langgraph_sdk.get_sync_client(url=server)
-    with web_with_search(article) as web:
-        assistant_id = operator_assistant(client, web, tmp_path, max_pages=5)
-        result = run_without_context(client, assistant_id)
-        searches = web.hits("/search")
-        fetched = {r.path for r in page_requests(web)}
+    assistant_id = caller_assistant(client, web, article, max_pages=5)
+    result = run_without_context(client, assistant_id)
+    searches = web.hits("/search")
+    fetched = {r.path for r in page_requests(web)}
     assert len(result["sub_questions"]) >= 3  # the initial search and two branches
     assert searches >= 3 and searches * PAGES_PER_SEARCH > 5
     assert len(fetched) == 5
@@ -275,17 +225,16 @@ def test_max_pages_holds_across_parallel_branches_without_context(
 
 
 def test_the_deadline_holds_across_parallel_branches_without_context(
-    server: str, tmp_path: Path
+    server: str, web: Server
 ) -> None:
     """Pages that never answer keep the initial search busy until the run's deadline:
     the branches start after it, so none of them may search."""
     client = langgraph_sdk.get_sync_client(url=server)
     deadline = 5.0
-    with web_with_search(slow(60, html("late"))) as web:
-        assistant_id = operator_assistant(client, web, tmp_path, run_deadline=deadline)
-        result = run_without_context(client, assistant_id)
-        started = [r.at for r in web.requests]
-        searches = web.hits("/search")
+    assistant_id = caller_assistant(client, web, slow(60, html("late")), run_deadline=deadline)
+    result = run_without_context(client, assistant_id)
+    started = [r.at for r in web.requests]
+    searches = web.hits("/search")
     assert len(result["sub_questions"]) >= 3
     assert searches == 1  # the initial search's; the branches were refused
     assert max(started) - min(started) < deadline

@@ -238,3 +238,17 @@ def test_a_build_that_fails_half_way_leaves_the_previous_index(
     assert "470 Wh/kg" in reopened.search_sync("Aurora Wh/kg", 1)[0].text
     [index] = Path(cache_dir, "index").iterdir()
     assert len(list(index.glob("bm25f-*"))) == 1  # the failed build's folder is gone
+
+
+def test_a_snapshot_name_that_is_no_digest_reads_no_file(tmp_path: Path, cache_dir: str) -> None:
+    """A source's `sha256` comes from the state, which a server's caller may edit: a path
+    in it must not reach a file outside the store, even one whose hash would not match."""
+    store = SnapshotStore.in_cache(cache_dir)
+    outside = write(tmp_path, "outside.txt", "secret")
+    name = os.path.relpath(outside.with_suffix(""), store.root.parent)  # "../outside"
+
+    assert (store.root / name[:2] / f"{name}.txt").resolve() == outside.resolve()
+    with pytest.raises(FileNotFoundError, match="no snapshot is named"):
+        store.get(name)
+    assert name not in store
+    assert store.get(store.put("kept")) == "kept"

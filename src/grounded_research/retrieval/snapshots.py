@@ -9,9 +9,12 @@ matches it (cut short, a changed byte), so a damaged one is never quoted.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from grounded_research.files import write_atomic
+
+DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 def sha256_text(text: str) -> str:
@@ -31,6 +34,10 @@ class SnapshotStore:
         return cls(Path(cache_dir) / "snapshots")
 
     def path(self, sha256: str) -> Path:
+        """Where the snapshot of that digest lives. A name that is no digest (a state
+        a caller of a server edited: `../../x`) names no snapshot, and no file is read."""
+        if not DIGEST.fullmatch(sha256):
+            raise FileNotFoundError(f"no snapshot is named {sha256[:80]!r}")
         return self.root / sha256[:2] / f"{sha256}.txt"
 
     def put(self, text: str) -> str:
@@ -59,4 +66,4 @@ class SnapshotStore:
         return payload.decode("utf-8")
 
     def __contains__(self, sha256: str) -> bool:
-        return self.path(sha256).exists()
+        return bool(DIGEST.fullmatch(sha256)) and self.path(sha256).exists()
