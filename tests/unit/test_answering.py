@@ -84,8 +84,8 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
 
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
     assert answer.splitlines() == [
+        "_20.5.2. Checkpoints › `max_wal_size` (`integer`)_",
         "- “The default is 1 GB.” [1]",
-        "  _20.5.2. Checkpoints › `max_wal_size` (`integer`)_",
     ]
     assert "five minutes" not in result.report
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)

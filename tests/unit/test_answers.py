@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grounded_research.text.answers import (
+    Asked,
     asked_kind,
     holds_answer,
     identifiers,
@@ -186,3 +187,101 @@ def test_a_bare_number_is_not_a_version() -> None:
     assert holds_answer("version", "New in version 3.11: asyncio.TaskGroup.")
     assert holds_answer("version", "This changed in release 7 of the format.")
     assert holds_answer("version", "(PostgreSQL versions before 13 treated it as one query.")
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "frame", "answers"),
+    [
+        # the word for the kind of value is in every sentence holding one: not enough
+        (
+            "Which Git version introduced the git switch command?",
+            "Suppose version 2.6.18 of your project worked.",
+            "Bisect",
+            False,
+        ),
+        (
+            "Which Git version introduced the git switch command?",
+            "The switch command was introduced in version 2.23.",
+            "git-switch(1)",
+            True,
+        ),
+        (
+            "On what date was Python 3.11 released?",
+            "October 07, 2026",
+            "What's New In Python 3.11\nDate:",
+            False,
+        ),
+        (
+            "On what date was PostgreSQL 15.1 released?",
+            "Release date: 2022-11-10",
+            "Release 15.1",
+            True,
+        ),
+        # a frame about another release does not lend the sentence its words
+        (
+            "What new features does Python 3.13 introduce?",
+            "It now emits a DeprecationWarning and will be removed in Python 3.13.",
+            "What's New In Python 3.11",
+            False,
+        ),
+        (
+            "What new features does Python 3.13 introduce?",
+            "New features in Python 3.13 include a new interactive interpreter.",
+            "What's New In Python 3.11",
+            True,
+        ),
+        # the frame counts when it is about the subject itself
+        (
+            "When was Django 3.2 released?",
+            "April 6, 2021",
+            "Django 3.2 release notes — Django 3.2.25 documentation",
+            True,
+        ),
+        # a sentence naming only another release is about that one, whatever its frame
+        (
+            "When was Django 3.2 released?",
+            "Support for Django 2.2 will end in April 2022.",
+            "Django 3.2 release notes",
+            False,
+        ),
+        # asked for a default: a number that is not said to be the default is not it
+        (
+            "Above how many loose objects does git gc --auto pack them by default?",
+            "Setting this to 0 disables automatic packing of loose objects.",
+            "gc.auto",
+            False,
+        ),
+        (
+            "Above how many loose objects does git gc --auto pack them by default?",
+            "The default value is 6700.",
+            "git-config(1)\ngc.auto",
+            True,
+        ),
+        # ... nor the default of the setting whose heading it stands under
+        (
+            "What is the default value of work_mem?",
+            "The default value is 2.0, which doubles the usual `work_mem` amount.",
+            "20.4.1. Memory\n`hash_mem_multiplier` (`floating point`)",
+            False,
+        ),
+        (
+            "What is the default value of work_mem?",
+            "The default value is four megabytes (4MB).",
+            "20.4.1. Memory\n`work_mem` (`integer`)",
+            True,
+        ),
+        # two releases of one product asked: a sentence on either is about the question
+        (
+            "Which was released first, Python 2.6 or Python 3.0?",
+            "Python 2.6, released on October 1, 2008, is a transition release.",
+            "What's New in Python 2.6",
+            True,
+        ),
+        # a question whose only word is the kind's keeps it
+        ("Which version is PostgreSQL at?", "This is version 15.20.", "", True),
+    ],
+)
+def test_a_sentence_answers_only_with_more_than_the_kind_word(
+    question: str, sentence: str, frame: str, answers: bool
+) -> None:
+    assert Asked.of(question).answered_by(sentence, frame) is answers

@@ -100,7 +100,7 @@ def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> Que
         unanswerable=question.unanswerable,
         gold_recall=gold_source_recall(question, result),
         answer_recall=answer_recall(question, texts),
-        fact_recall=fact_recall(question, texts),
+        fact_recall=fact_recall(question, stage_texts(result, framed=True)),
         citations=check_citations(result),
         verdicts=verdict_counts(result),
         abstained=abstained(result),
@@ -131,13 +131,17 @@ def score_failure(question: EvalQuestion, seconds: float) -> QuestionMetrics:
     )
 
 
-def stage_texts(result: ResearchResult) -> StageTexts:
+def stage_texts(result: ResearchResult, framed: bool = False) -> StageTexts:
     """Report stage: the text of its claims, so that the title (the question again) and
-    the reference list (source titles) cannot count as answers the report gives."""
+    the reference list (source titles) cannot count as answers the report gives. A fact
+    ties a value to what it is of ("the default is 128 MB" of shared_buffers), which a
+    quote often leaves to the heading the report shows above it: `framed` claims carry
+    that heading, as the evidence passages carry theirs."""
+    claims = split_claims(result.report)
     return StageTexts(
         retrieved=[e.text for e in result.evidence.values()],
         selected=[e.text for e in result.selected_evidence()],
-        report=[claim.text for claim in split_claims(result.report)],
+        report=[f"{c.under}\n{c.text}" if framed and c.under else c.text for c in claims],
     )
 
 

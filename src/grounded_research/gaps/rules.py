@@ -14,13 +14,10 @@ from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
+    Asked,
     asked_kind,
-    asked_words,
     head_word,
-    holds_answer,
-    key_phrases,
     kind_words,
-    names_other_release,
     names_subject,
     subjects,
 )
@@ -92,22 +89,9 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
         holding = [e for e in holding if head in tokenize(_with_title(state, e))]
         if not holding:
             return f"no passage about it mentions {head}"
-    asked = asked_words(sub_question.text)
-    phrases = key_phrases(sub_question.text)
-
-    def answers(sentence: str, frame: str) -> bool:
-        """It holds a value of the asked kind, shares a word with the question (itself
-        or the title and headings it lies under: "July 1, 2021" under "Django 3.2.5
-        release notes" is a release date), and is not, or does not stand under, another
-        release ("MySQL 5.0" in "Django 1.8 release notes" is not about Django 5.0)."""
-        return (
-            holds_answer(kind, sentence)
-            and (not asked or bool(asked & set(tokenize(f"{frame}\n{sentence}"))))
-            and not names_other_release(f"{frame}\n{sentence}", phrases)
-        )
-
+    asked = Asked.of(sub_question.text)
     if not any(
-        answers(record.text[start:end], above)
+        asked.answered_by(record.text[start:end], above)
         for record, above in ((r, _frame(state, r)) for r in holding)
         for start, end in sentences(record.text)
     ):

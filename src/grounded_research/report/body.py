@@ -21,12 +21,11 @@ from grounded_research.report.citations import Citations, cite, escaped, note
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
 from grounded_research.text.answers import (
+    Asked,
     asked_kind,
     holds_answer,
     identifiers,
-    key_phrases,
     mentions_identifier,
-    names_other_release,
 )
 from grounded_research.text.chunking import heading_paths, path_at, sentences
 from grounded_research.text.facets import facets_of
@@ -92,9 +91,9 @@ def extractive_body(
     """One section per sub-question quoting the evidence sentences that answer it best,
     after a one-line answer: the quote that holds what the question asks for (a date, a
     version, a number, a name), or, when the gap check found no answer, a note saying so
-    and why, the quotes below then being the closest material found. Under a quote, the
-    headings it lies under in its source, when they say more than the title and differ
-    from those of the quote above."""
+    and why, the quotes below then being the closest material found. Above a group of
+    quotes, the headings they lie under in their source, when they say more than the
+    title: a reader sees which release, setting or section a quote belongs to."""
     number = Citations()
     titles = {source.id: source.title for source in state.sources.values()}
     locations = {source.id: source.location for source in state.sources.values()}
@@ -111,15 +110,19 @@ def extractive_body(
     chosen = {sq.id: best_sentences(ranked[sq.id], quoted) for sq in state.sub_questions}
 
     def quotes(picked: list[Quote]) -> str:
-        """Quote lines, each followed by the headings it lies under where they change."""
+        """Quote lines, grouped under the headings they lie under, shown above each group
+        where they change (a blank line closes a group)."""
         lines: list[str] = []
-        shown = ""
+        shown: str | None = None
         for record, sentence, headings in picked:
-            lines.append(f"- “{escaped(flat(sentence))}” {cite([number(record.id)])}")
             under = shown_headings(headings, titles.get(record.source_id, ""))
-            if under and under != shown:
-                lines.append(f"  {note(under)}")
-            shown = under
+            if under != shown:
+                if lines:
+                    lines.append("")  # a blank line closes the group above
+                if under:
+                    lines.append(note(under))
+                shown = under
+            lines.append(f"- “{escaped(flat(sentence))}” {cite([number(record.id)])}")
         return "\n".join(lines)
 
     parts: list[str] = []
@@ -137,11 +140,6 @@ def extractive_body(
         if not whole or lines:
             parts.append(f"## {heading}\n\n" + (lines or note(labels["no_direct"])) + "\n")
     return "\n".join(parts), number
-
-
-def framed(quote: Quote, titles: dict[str, str]) -> str:
-    """The quote with the title and headings it stands under."""
-    return f"{frame(titles.get(quote.record.source_id, ''), quote.headings)}\n{quote.sentence}"
 
 
 def shown_headings(headings: tuple[str, ...], title: str) -> str:
@@ -166,21 +164,21 @@ def why_not_answered(state: State) -> str:
 
 
 def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
-    """The best quote that holds an answer of the kind the question asks for, is not
-    about another release of what the question names and reads at a glance (a code
-    listing that happens to hold a number is not an answer line); none for an open
-    question ("how do I …"), whose answer is the findings as a whole."""
-    kind = asked_kind(question)
-    if kind == "any":
+    """The best quote that answers what the question asks for (`Asked.answered_by`, the
+    gap check's test) and reads at a glance (a code listing that happens to hold a
+    number is not an answer line); none for an open question ("how do I …"), whose
+    answer is the findings as a whole."""
+    asked = Asked.of(question)
+    if asked.kind == "any":
         return None
-    phrases = key_phrases(question)
     return next(
         (
             quote
             for quote in chosen
-            if holds_answer(kind, quote.sentence)
-            and not names_other_release(framed(quote, titles), phrases)
-            and len(quote.sentence.split()) <= ANSWER_WORDS
+            if len(quote.sentence.split()) <= ANSWER_WORDS
+            and asked.answered_by(
+                quote.sentence, frame(titles.get(quote.record.source_id, ""), quote.headings)
+            )
         ),
         None,
     )

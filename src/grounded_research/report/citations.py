@@ -51,6 +51,7 @@ class Citations:
 class ReportClaim:
     text: str  # without markup and citation markers
     citations: list[int]
+    under: str = ""  # the headings the report shows above it (a note line), plain text
 
 
 def note(text: str) -> str:
@@ -93,14 +94,21 @@ def unflagged(report: str) -> str:
 
 
 def split_claims(report: str) -> list[ReportClaim]:
-    """The sentences of the report that state something, with their citations: those
-    before the first section that holds no claims, the verifier's flags left out (a flag
-    after the citation marker would otherwise be read as a claim of its own)."""
+    """The sentences of the report that state something, with their citations and the
+    headings shown above them (a note line starts a group of quotes; a blank line or a
+    section heading ends it): those before the first section that holds no claims, the
+    verifier's flags left out (a flag after the citation marker would otherwise be read
+    as a claim of its own)."""
     cut = AFTER_CLAIMS.search(report)
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
+    under = ""
     for line in unflagged(body).splitlines():
-        if not line.strip() or line.lstrip().startswith("#") or _NOTE.match(line):
+        if not line.strip() or line.lstrip().startswith("#"):
+            under = ""
+            continue
+        if _NOTE.match(line):
+            under = plain(_EMPHASIS.sub("", line.strip()[1:-1]))
             continue
         for start, end in sentences(line):
             sentence = line[start:end]
@@ -109,9 +117,9 @@ def split_claims(report: str) -> list[ReportClaim]:
             if not text and numbers and claims:
                 # "… end of a quote.” [3]": the marker belongs to the sentence before it
                 last = claims[-1]
-                claims[-1] = ReportClaim(last.text, last.citations + numbers)
+                claims[-1] = ReportClaim(last.text, last.citations + numbers, last.under)
             elif len(text.split()) >= 3 or len(text) >= 12:
-                claims.append(ReportClaim(text, numbers))
+                claims.append(ReportClaim(text, numbers, under))
     return claims
 
 

@@ -12,7 +12,7 @@ The rules read the question's form, in English and Chinese, never a corpus's wor
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
@@ -156,16 +156,20 @@ def key_phrases(question: str) -> list[str]:
 def names_other_release(sentence: str, phrases: list[str]) -> bool:
     """Whether the sentence is about another release of a product the question names
     with its number: "Django 1.8 is the last version to support Python 3.3" does not say
-    which Python versions Django 5.0 supports."""
+    which Python versions Django 5.0 supports. A question may name two releases of one
+    product ("Python 2.6 or Python 3.0"): a sentence naming either is about the question."""
+    asked: dict[tuple[str, ...], set[str]] = {}
     for phrase in phrases:
-        *name, number = phrase.split()
+        *words, number = phrase.lower().split()
+        asked.setdefault(tuple(words), set()).add(number)
+    for name, numbers in asked.items():
         pattern = (
             r"(?<![\w.])"
             + r"\s+".join(re.escape(part) for part in name)
             + r"\s+(?:(?:version|release)\s+|v)?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
         )
         given = set(re.findall(pattern, sentence, re.IGNORECASE))
-        if given and number not in given:
+        if given and not given & numbers:
             return True
     return False
 
@@ -289,6 +293,73 @@ def asked_words(question: str) -> set[str]:
 
 def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
+
+
+# The words a question uses to say what kind of value it wants: every sentence holding a
+# version says "version", so sharing that word says nothing about which version it is.
+_KIND_ASKED = {
+    "version": {"version", "releas"},
+    "date": {"date", "day", "month", "year"},
+    "quantity": {"number"},
+    "name": {"name"},
+}
+
+
+_VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
+_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", re.IGNORECASE)
+
+
+class Asked(NamedTuple):
+    """What a question asks for, read once: the kind of value, the words a sentence
+    holding it must share with the question, its names with their numbers, and
+    whether it asks for a default ("what is the default …", "… by default")."""
+
+    kind: AnswerKind
+    words: set[str]
+    phrases: list[str]
+    default: bool
+    codes: set[str]
+
+    @classmethod
+    def of(cls, question: str) -> Asked:
+        kind = asked_kind(question)
+        words = asked_words(question)
+        return cls(
+            kind,
+            (words - _KIND_ASKED.get(kind, set())) or words,
+            key_phrases(question),
+            kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
+            identifiers(question),
+        )
+
+    def answered_by(self, sentence: str, frame: str) -> bool:
+        """Whether the sentence, under its title and headings (`frame`), answers: it
+        holds a value of the asked kind; it is not about another release of what the
+        question names ("Django 2.2 will end in April 2022" under "Django 3.2 release
+        notes"), nor stands under one without naming the asked release itself ("MySQL
+        5.0" in "Django 1.8 release notes" is not Django 5.0); it shares a word with the
+        question besides the word for that kind ("added" in "in which version was X
+        added"), itself or through a frame that is not about another release ("What's
+        New In Python 3.11" says nothing of Python 3.13); and, asked for a default, it
+        states one, of what is asked (see `_default_of_asked`)."""
+        if not holds_answer(self.kind, sentence) or names_other_release(sentence, self.phrases):
+            return False
+        other_frame = names_other_release(frame, self.phrases)
+        if other_frame and not any(mentions_phrase(sentence, p) for p in self.phrases):
+            return False
+        about = sentence if other_frame else f"{frame}\n{sentence}"
+        if self.default and not (_DEFAULT.search(about) and self._default_of_asked(frame)):
+            return False
+        return not self.words or bool(self.words & set(tokenize(about)))
+
+    def _default_of_asked(self, frame: str) -> bool:
+        """A default stated under the heading of another setting or option is that
+        one's ("The default value is 2.0" under hash_mem_multiplier, even where the
+        sentence goes on to mention work_mem)."""
+        innermost = frame.rsplit("\n", 1)[-1]
+        if not self.codes or not identifiers(innermost):
+            return True
+        return any(mentions_identifier(innermost, code) for code in self.codes)
 
 
 def kind_words(kind: AnswerKind) -> str:
