@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -87,10 +87,17 @@ class StageTexts:
     retrieved: list[str]
     selected: list[str]
     report: list[str]
+    report_framed: list[str]  # the report's claims with the headings shown above them
 
     def at(self, stage: Stage) -> list[str]:
         texts: list[str] = getattr(self, stage)
         return texts
+
+    def framed(self) -> StageTexts:
+        """The texts a fact is looked for in: a fact ties a value to what it is of ("the
+        default is 128 MB" of shared_buffers), which a quote often leaves to the heading
+        the report shows above it, as an evidence passage holds its own headings."""
+        return replace(self, report=self.report_framed)
 
 
 def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> QuestionMetrics:
@@ -100,7 +107,7 @@ def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> Que
         unanswerable=question.unanswerable,
         gold_recall=gold_source_recall(question, result),
         answer_recall=answer_recall(question, texts),
-        fact_recall=fact_recall(question, stage_texts(result, framed=True)),
+        fact_recall=fact_recall(question, texts),
         citations=check_citations(result),
         verdicts=verdict_counts(result),
         abstained=abstained(result),
@@ -131,17 +138,15 @@ def score_failure(question: EvalQuestion, seconds: float) -> QuestionMetrics:
     )
 
 
-def stage_texts(result: ResearchResult, framed: bool = False) -> StageTexts:
+def stage_texts(result: ResearchResult) -> StageTexts:
     """Report stage: the text of its claims, so that the title (the question again) and
-    the reference list (source titles) cannot count as answers the report gives. A fact
-    ties a value to what it is of ("the default is 128 MB" of shared_buffers), which a
-    quote often leaves to the heading the report shows above it: `framed` claims carry
-    that heading, as the evidence passages carry theirs."""
+    the reference list (source titles) cannot count as answers the report gives."""
     claims = split_claims(result.report)
     return StageTexts(
         retrieved=[e.text for e in result.evidence.values()],
         selected=[e.text for e in result.selected_evidence()],
-        report=[f"{c.under}\n{c.text}" if framed and c.under else c.text for c in claims],
+        report=[c.text for c in claims],
+        report_framed=[f"{c.under}\n{c.text}" if c.under else c.text for c in claims],
     )
 
 
@@ -177,11 +182,12 @@ def answer_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | No
 
 
 def fact_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None:
-    """Share of the question's fact patterns that match one of a stage's texts."""
+    """Share of the question's fact patterns that match one of a stage's texts (the
+    report's claims read with the headings shown above them)."""
     if not question.facts:
         return None
     patterns = [re.compile(fact.pattern, re.IGNORECASE) for fact in question.facts]
-    return _recall(texts, patterns, lambda found: sum(found) / len(found))
+    return _recall(texts.framed(), patterns, lambda found: sum(found) / len(found))
 
 
 def answer_pattern(answer: str) -> re.Pattern[str]:
