@@ -375,3 +375,23 @@ def test_sources_are_counted_per_stage_and_their_median_aggregated() -> None:
         "selected": 2.0,
         "report": 1.0,
     }
+
+
+def test_a_fact_is_read_with_the_heading_shown_above_its_quote() -> None:
+    """A reference page names a setting once, in its heading: the report shows that
+    heading above the quote, and the fact "shared_buffers ... 128 megabytes" is there;
+    an answer still has to stand in a quote."""
+    facts = [Fact(id="f1", pattern=r"shared\\?_buffers.{0,60}default is 128 megabytes")]
+    report = (
+        "# q\n\n## Findings\n\n_20.4.1. Memory › `shared_buffers` (`integer`)_\n"
+        "- “The default is 128 megabytes.” [1]\n\n- “Unrelated words here.” [1]\n"
+    )
+    run = result(
+        [evidence("e1", "a", "The default is 128 megabytes.")], selected=["e1"], report=report
+    )
+    texts = stage_texts(run)
+    recall = fact_recall(question(facts=facts), texts)
+    assert recall is not None and recall.report == 1.0
+    assert texts.report_framed[1] == "Unrelated words here."  # a blank line ends the group
+    answer = answer_recall(question(answers=["shared_buffers"]), texts)
+    assert answer is not None and answer.report == 0.0
