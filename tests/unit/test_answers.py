@@ -192,37 +192,24 @@ def test_a_bare_number_is_not_a_version() -> None:
 @pytest.mark.parametrize(
     ("question", "sentence", "frame", "answers"),
     [
-        # the word for the kind of value is in every sentence holding one: not enough
-        (
-            "Which Git version introduced the git switch command?",
-            "Suppose version 2.6.18 of your project worked.",
-            "Bisect",
-            False,
-        ),
         (
             "Which Git version introduced the git switch command?",
             "The switch command was introduced in version 2.23.",
             "git-switch(1)",
             True,
         ),
+        # "come out" is a paraphrase of "released": the word "date" is shared
         (
-            "On what date was Python 3.11 released?",
-            "October 07, 2026",
-            "What's New In Python 3.11\nDate:",
-            False,
+            "On what date did SQLite 3.39.0 come out?",
+            "Release date: 2022-06-25",
+            "Release 3.39.0",
+            True,
         ),
         (
             "On what date was PostgreSQL 15.1 released?",
             "Release date: 2022-11-10",
             "Release 15.1",
             True,
-        ),
-        # a frame about another release does not lend the sentence its words
-        (
-            "What new features does Python 3.13 introduce?",
-            "It now emits a DeprecationWarning and will be removed in Python 3.13.",
-            "What's New In Python 3.11",
-            False,
         ),
         (
             "What new features does Python 3.13 introduce?",
@@ -244,7 +231,27 @@ def test_a_bare_number_is_not_a_version() -> None:
             "Django 3.2 release notes",
             False,
         ),
-        # asked for a default: a number that is not said to be the default is not it
+        # two releases of one product asked: a sentence on either is about the question
+        (
+            "Which was released first, Python 2.6 or Python 3.0?",
+            "Python 2.6, released on October 1, 2008, is a transition release.",
+            "What's New in Python 2.6",
+            True,
+        ),
+        # the word the question asks with is shared
+        ("Which version is PostgreSQL at?", "This is version 15.20.", "", True),
+    ],
+)
+def test_a_sentence_answers_with_a_value_of_the_asked_kind_about_the_subject(
+    question: str, sentence: str, frame: str, answers: bool
+) -> None:
+    assert Asked.of(question).answered_by(sentence, frame) is answers
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "frame", "states"),
+    [
+        # a number that is not said to be the default is not it
         (
             "Above how many loose objects does git gc --auto pack them by default?",
             "Setting this to 0 disables automatic packing of loose objects.",
@@ -270,18 +277,11 @@ def test_a_bare_number_is_not_a_version() -> None:
             "20.4.1. Memory\n`work_mem` (`integer`)",
             True,
         ),
-        # two releases of one product asked: a sentence on either is about the question
-        (
-            "Which was released first, Python 2.6 or Python 3.0?",
-            "Python 2.6, released on October 1, 2008, is a transition release.",
-            "What's New in Python 2.6",
-            True,
-        ),
-        # a question whose only word is the kind's keeps it
-        ("Which version is PostgreSQL at?", "This is version 15.20.", "", True),
     ],
 )
-def test_a_sentence_answers_only_with_more_than_the_kind_word(
-    question: str, sentence: str, frame: str, answers: bool
+def test_a_default_is_stated_for_what_is_asked(
+    question: str, sentence: str, frame: str, states: bool
 ) -> None:
-    assert Asked.of(question).answered_by(sentence, frame) is answers
+    asked = Asked.of(question)
+    assert asked.default
+    assert asked.states_default(sentence, frame) is states

@@ -166,22 +166,23 @@ def why_not_answered(state: State) -> str:
 def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
     """The best quote that answers what the question asks for (`Asked.answered_by`, the
     gap check's test) and reads at a glance (a code listing that happens to hold a
-    number is not an answer line); none for an open question ("how do I …"), whose
-    answer is the findings as a whole."""
+    number is not an answer line); asked for a default, the best that states the asked
+    one, if any does; none for an open question ("how do I …"), whose answer is the
+    findings as a whole."""
     asked = Asked.of(question)
     if asked.kind == "any":
         return None
-    return next(
-        (
-            quote
-            for quote in chosen
-            if len(quote.sentence.split()) <= ANSWER_WORDS
-            and asked.answered_by(
-                quote.sentence, frame(titles.get(quote.record.source_id, ""), quote.headings)
-            )
-        ),
-        None,
-    )
+    fallback = None
+    for quote in chosen:
+        if len(quote.sentence.split()) > ANSWER_WORDS:
+            continue
+        above = frame(titles.get(quote.record.source_id, ""), quote.headings)
+        if not asked.answered_by(quote.sentence, above):
+            continue
+        if not asked.default or asked.states_default(quote.sentence, above):
+            return quote
+        fallback = fallback or quote
+    return fallback
 
 
 def ranked_sentences(

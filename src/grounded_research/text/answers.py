@@ -295,24 +295,14 @@ def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
 
 
-# The words a question uses to say what kind of value it wants: every sentence holding a
-# version says "version", so sharing that word says nothing about which version it is.
-_KIND_ASKED = {
-    "version": {"version", "releas"},
-    "date": {"date", "day", "month", "year"},
-    "quantity": {"number"},
-    "name": {"name"},
-}
-
-
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
 _DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", re.IGNORECASE)
 
 
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
-    holding it must share with the question, its names with their numbers, and
-    whether it asks for a default ("what is the default …", "… by default")."""
+    holding it shares with the question, its names with their numbers, whether it asks
+    for a default ("what is the default …", "… by default") and its code names."""
 
     kind: AnswerKind
     words: set[str]
@@ -323,10 +313,9 @@ class Asked(NamedTuple):
     @classmethod
     def of(cls, question: str) -> Asked:
         kind = asked_kind(question)
-        words = asked_words(question)
         return cls(
             kind,
-            (words - _KIND_ASKED.get(kind, set())) or words,
+            asked_words(question),
             key_phrases(question),
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
             identifiers(question),
@@ -334,28 +323,27 @@ class Asked(NamedTuple):
 
     def answered_by(self, sentence: str, frame: str) -> bool:
         """Whether the sentence, under its title and headings (`frame`), answers: it
-        holds a value of the asked kind; it is not about another release of what the
-        question names ("Django 2.2 will end in April 2022" under "Django 3.2 release
-        notes"), nor stands under one without naming the asked release itself ("MySQL
-        5.0" in "Django 1.8 release notes" is not Django 5.0); it shares a word with the
-        question besides the word for that kind ("added" in "in which version was X
-        added"), itself or through a frame that is not about another release ("What's
-        New In Python 3.11" says nothing of Python 3.13); and, asked for a default, it
-        states one, of what is asked (see `_default_of_asked`)."""
+        holds a value of the asked kind; it shares a word with the question, itself or
+        through its frame ("July 1, 2021" under "Django 3.2.5 release notes" is a
+        release date); it is not about another release of what the question names
+        ("Django 2.2 will end in April 2022" under "Django 3.2 release notes"), nor
+        stands under one without naming the asked release itself ("MySQL 5.0" in
+        "Django 1.8 release notes" is not Django 5.0)."""
         if not holds_answer(self.kind, sentence) or names_other_release(sentence, self.phrases):
             return False
-        other_frame = names_other_release(frame, self.phrases)
-        if other_frame and not any(mentions_phrase(sentence, p) for p in self.phrases):
+        if names_other_release(frame, self.phrases) and not any(
+            mentions_phrase(sentence, p) for p in self.phrases
+        ):
             return False
-        about = sentence if other_frame else f"{frame}\n{sentence}"
-        if self.default and not (_DEFAULT.search(about) and self._default_of_asked(frame)):
-            return False
-        return not self.words or bool(self.words & set(tokenize(about)))
+        return not self.words or bool(self.words & set(tokenize(f"{frame}\n{sentence}")))
 
-    def _default_of_asked(self, frame: str) -> bool:
-        """A default stated under the heading of another setting or option is that
-        one's ("The default value is 2.0" under hash_mem_multiplier, even where the
-        sentence goes on to mention work_mem)."""
+    def states_default(self, sentence: str, frame: str) -> bool:
+        """Whether the sentence states the default asked for: it says "default", and not
+        under the heading of another setting or option ("The default value is 2.0"
+        under hash_mem_multiplier is that one's, even where the sentence goes on to
+        mention work_mem)."""
+        if not _DEFAULT.search(f"{frame}\n{sentence}"):
+            return False
         innermost = frame.rsplit("\n", 1)[-1]
         if not self.codes or not identifiers(innermost):
             return True
