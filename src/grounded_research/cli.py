@@ -5,6 +5,9 @@ Exit codes: 0 report written, 2 no sources found, 64 bad input (usage errors too
 anything else (and then whatever was gathered is still written to `--evidence`), among
 which an output that could not be written where asked at the end (it is then in a file
 that an `error:` line names: `cli_outputs`).
+
+`--help` and a usage error import nothing of the graph: the modules that a run needs
+(the graph, LangChain, the retrievers) are imported in `run`, once the options are read.
 """
 
 from __future__ import annotations
@@ -13,14 +16,11 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from grounded_research.api import ResearchResult, open_session
-from grounded_research.checkpointing import checkpointer_kind
 from grounded_research.cli_options import (
     UsageErrorIsBadInput,
     check_corpus,
@@ -30,8 +30,9 @@ from grounded_research.cli_options import (
 from grounded_research.cli_outputs import Saved, check_outputs, save
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
-from grounded_research.models import describe_models
-from grounded_research.retrieval.urls import read_url_list
+
+if TYPE_CHECKING:
+    from grounded_research.api import ResearchResult
 
 EXIT_NO_SOURCES = 2
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -70,6 +71,11 @@ def run(
     *,
     knobs: dict[str, Any],
 ) -> None:
+    from grounded_research.api import ResearchResult
+    from grounded_research.checkpointing import checkpointer_kind
+    from grounded_research.models import describe_models
+    from grounded_research.retrieval.urls import read_url_list
+
     try:
         check_outputs(
             {"--out": out, "--evidence": evidence},
@@ -157,6 +163,8 @@ async def stream_run(
     """Run the graph on a thread, printing each step as it finishes and keeping the
     latest state in `latest`, so that a failure part-way still leaves everything gathered
     so far. A thread that stopped part-way is resumed; a plan awaiting approval is shown."""
+    from grounded_research.api import open_session
+
     async with open_session(thread, checkpointer, data_dir) as session:
         resuming = thread is not None and await session.unfinished()
         if thread is not None and not resuming and not question.strip():
@@ -214,6 +222,8 @@ def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> 
     """After a failure: what was gathered, in `--evidence` (or wherever it could go)."""
     if evidence is None or len(partial) <= 1:
         return ""
+    from grounded_research.api import ResearchResult
+
     try:
         result = ResearchResult.from_state({"status": "pending", "report": "", **partial})
         table = result.evidence_table()
@@ -227,6 +237,8 @@ def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> 
 
 
 def print_summary(result: ResearchResult, saved: list[Saved]) -> None:
+    from rich.table import Table
+
     usage = result.usage
     statuses: dict[str, int] = {}
     for source in result.sources.values():

@@ -15,11 +15,12 @@ import os
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from grounded_research.errors import ConfigurationError
+
+if TYPE_CHECKING:  # the CLI reads these knobs for --help without loading LangGraph
+    from langgraph.runtime import Runtime
 
 
 def default_cache_dir() -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-
-from datasketch import MinHash, MinHashLSH
+from typing import TYPE_CHECKING
 
 from grounded_research.state import Source
 from grounded_research.text.dates import date_key
 from grounded_research.text.tokenize import words
+
+if TYPE_CHECKING:  # datasketch brings scipy: imported when reprints are first looked for
+    from datasketch import MinHash
 
 THRESHOLD = 0.8
 CANDIDATE_THRESHOLD = 0.5
@@ -25,6 +27,8 @@ PERMUTATIONS = 128
 
 def find_reprints(sources: list[Source], text_of: Callable[[str], str]) -> dict[str, str]:
     """Map each reprint's source id to the id of the source it copies."""
+    from datasketch import MinHashLSH
+
     ordered = sorted(sources, key=lambda s: (date_key(s.published) or "9999", s.location))
     index = MinHashLSH(threshold=CANDIDATE_THRESHOLD, num_perm=PERMUTATIONS)
     sha_of = {s.id: s.sha256 for s in ordered}
@@ -88,6 +92,8 @@ class _Signatures:
             if known is not None:
                 self._known.move_to_end(sha256)
                 return known
+        from datasketch import MinHash
+
         signature = MinHash(num_perm=PERMUTATIONS)
         signature.update_batch([s.encode("utf-8") for s in shingles(text_of(sha256))])
         with self._lock:
