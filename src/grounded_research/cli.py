@@ -71,10 +71,9 @@ def run(
     *,
     knobs: dict[str, Any],
 ) -> None:
-    from grounded_research.api import ResearchResult
     from grounded_research.checkpointing import checkpointer_kind
     from grounded_research.models import describe_models
-    from grounded_research.retrieval.urls import read_url_list
+    from grounded_research.selection.embeddings import load_local_embedder_early
 
     try:
         check_outputs(
@@ -82,6 +81,8 @@ def run(
             inputs={"--corpus": knobs.get("corpus"), "--urls": knobs.get("urls")},
         )
         if "urls" in knobs:
+            from grounded_research.retrieval.urls import read_url_list
+
             knobs["urls"] = read_url_list(knobs["urls"])
             knobs["retrievers"] = with_urls(knobs.get("retrievers"), knobs["urls"])
         context = context_from_options(**knobs)
@@ -93,6 +94,8 @@ def run(
         fail(str(error), error.exit_code)
     if not quiet:
         stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
+    if context.ranks_by_embeddings:
+        load_local_embedder_early(context.embeddings)
 
     partial: dict[str, Any] = {"question": question}
     try:
@@ -106,6 +109,8 @@ def run(
     except Exception as error:  # unexpected: keep what was gathered, say where it is
         kept = save_partial(partial, evidence, f"{type(error).__name__}: {error}")
         fail(f"run failed: {type(error).__name__}: {error}{kept}", 1)
+
+    from grounded_research.api import ResearchResult
 
     result = ResearchResult.from_state(partial)
     saved: list[Saved] = []

@@ -333,6 +333,11 @@ class Context:
         return min(self.token_budget, room)
 
     @property
+    def ranks_by_embeddings(self) -> bool:
+        """Whether the selection strategy asks for the embedder (which may be off)."""
+        return self.selection_strategy not in ("none", "keyword")
+
+    @property
     def retriever_names(self) -> list[str]:
         """The retrievers to use; 'auto' picks them from what the run was given."""
         names = [name.strip() for name in self.retrievers.split(",") if name.strip()]

@@ -19,6 +19,7 @@ keyed by it, and vectors of two embedders never mix.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import hashlib
@@ -153,11 +154,37 @@ def local_model_files() -> tuple[Path, Path]:
     return model, tokenizer
 
 
-@cache
+_LOCAL_LOCK = threading.Lock()
+
+
 def local_embedder() -> LocalMiniLM:
-    """The offline default, loaded once per process."""
+    """The offline default, loaded once per process (a second caller waits for the first,
+    such as a run for `load_local_embedder_early`'s thread)."""
+    with _LOCAL_LOCK:
+        return _load_local_embedder()
+
+
+@cache
+def _load_local_embedder() -> LocalMiniLM:
     model, tokenizer = local_model_files()
     return LocalMiniLM(model, tokenizer)
+
+
+def load_local_embedder_early(spec: str) -> None:
+    """Start loading the local embedder in a thread, for a run that will rank with it.
+
+    Creating its onnxruntime session takes ~200 MiB for a moment (the graph optimizer's
+    copies, handed back after) and ~1 s of CPU: begun before the graph and LangChain are
+    imported, that moment falls while the process is still small, and the second core
+    does the work meanwhile. A failure is left to the run, which asks again and reports."""
+    if spec.strip() != "local":
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            local_embedder()
+
+    threading.Thread(target=load, name="load-local-embedder", daemon=True).start()
 
 
 _BUILT: dict[tuple[str, str], Embedder] = {}
