@@ -165,8 +165,3 @@ def test_an_early_load_and_the_run_share_one_local_model(monkeypatch: pytest.Mon
     finally:
         embeddings._load_local_embedder.cache_clear()
 
-
-def test_the_local_model_runs_without_a_memory_arena() -> None:
-    """The arena would keep the largest batch's buffers (hundreds of MiB) for good."""
-    embedder = embeddings.local_embedder()
-    assert embedder._session.get_session_options().enable_cpu_mem_arena is False

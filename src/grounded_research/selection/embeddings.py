@@ -77,10 +77,6 @@ class LocalMiniLM:
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer = tokenizer
         options = onnxruntime.SessionOptions()
-        # No memory arena: the arena keeps the largest batch's buffers for good (hundreds
-        # of MiB for 16 passages of 256 tokens); without it each run frees its own, and
-        # the vectors are the same to the bit.
-        options.enable_cpu_mem_arena = False
         if threads:
             options.intra_op_num_threads = threads
         self._session = onnxruntime.InferenceSession(
