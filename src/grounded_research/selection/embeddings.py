@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import hashlib
 import importlib.util
 import threading
@@ -215,13 +214,11 @@ def build_embedder(spec: str, base_url: str = "") -> Embedder | None:
 
 
 def _give_back_freed_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc's `malloc_trim`); elsewhere
-    nothing to do."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    """Hand the heap's free pages back to the system (glibc's `malloc_trim`, found among
+    the process's own symbols: `ctypes.util.find_library` would fork `ldconfig`);
+    elsewhere nothing to do."""
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: not glibc
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _file_digest(path: Path) -> str:
