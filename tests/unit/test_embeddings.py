@@ -164,4 +164,3 @@ def test_an_early_load_and_the_run_share_one_local_model(monkeypatch: pytest.Mon
         assert built == [first]
     finally:
         embeddings._load_local_embedder.cache_clear()
-
