@@ -179,7 +179,9 @@ def load_local_embedder_early(spec: str) -> None:
         with contextlib.suppress(Exception):
             local_embedder()
 
-    threading.Thread(target=load, name="load-local-embedder", daemon=True).start()
+    # Not a daemon: a run that ends early waits for the load (about a second) rather
+    # than tearing the interpreter down under onnxruntime's feet.
+    threading.Thread(target=load, name="load-local-embedder").start()
 
 
 _BUILT: dict[tuple[str, str], Embedder] = {}
