@@ -5,6 +5,9 @@ Exit codes: 0 report written, 2 no sources found, 64 bad input (usage errors too
 anything else (and then whatever was gathered is still written to `--evidence`), among
 which an output that could not be written where asked at the end (it is then in a file
 that an `error:` line names: `cli_outputs`).
+
+`--help` and a usage error import nothing of the graph: the modules that a run needs
+(the graph, LangChain, the retrievers) are imported in `run`, once the options are read.
 """
 
 from __future__ import annotations
@@ -13,14 +16,11 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from grounded_research.api import ResearchResult, open_session
-from grounded_research.checkpointing import checkpointer_kind
 from grounded_research.cli_options import (
     UsageErrorIsBadInput,
     check_corpus,
@@ -30,8 +30,9 @@ from grounded_research.cli_options import (
 from grounded_research.cli_outputs import Saved, check_outputs, save
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError, InputError
-from grounded_research.models import describe_models
-from grounded_research.retrieval.urls import read_url_list
+
+if TYPE_CHECKING:
+    from grounded_research.api import ResearchResult
 
 EXIT_NO_SOURCES = 2
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -70,12 +71,18 @@ def run(
     *,
     knobs: dict[str, Any],
 ) -> None:
+    from grounded_research.checkpointing import checkpointer_kind
+    from grounded_research.models import describe_models
+    from grounded_research.selection.embeddings import load_local_embedder_early
+
     try:
         check_outputs(
             {"--out": out, "--evidence": evidence},
             inputs={"--corpus": knobs.get("corpus"), "--urls": knobs.get("urls")},
         )
         if "urls" in knobs:
+            from grounded_research.retrieval.urls import read_url_list
+
             knobs["urls"] = read_url_list(knobs["urls"])
             knobs["retrievers"] = with_urls(knobs.get("retrievers"), knobs["urls"])
         context = context_from_options(**knobs)
@@ -87,6 +94,8 @@ def run(
         fail(str(error), error.exit_code)
     if not quiet:
         stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
+    if context.ranks_by_embeddings:
+        load_local_embedder_early(context.embeddings)
 
     partial: dict[str, Any] = {"question": question}
     try:
@@ -100,6 +109,8 @@ def run(
     except Exception as error:  # unexpected: keep what was gathered, say where it is
         kept = save_partial(partial, evidence, f"{type(error).__name__}: {error}")
         fail(f"run failed: {type(error).__name__}: {error}{kept}", 1)
+
+    from grounded_research.api import ResearchResult
 
     result = ResearchResult.from_state(partial)
     saved: list[Saved] = []
@@ -157,6 +168,8 @@ async def stream_run(
     """Run the graph on a thread, printing each step as it finishes and keeping the
     latest state in `latest`, so that a failure part-way still leaves everything gathered
     so far. A thread that stopped part-way is resumed; a plan awaiting approval is shown."""
+    from grounded_research.api import open_session
+
     async with open_session(thread, checkpointer, data_dir) as session:
         resuming = thread is not None and await session.unfinished()
         if thread is not None and not resuming and not question.strip():
@@ -214,6 +227,8 @@ def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> 
     """After a failure: what was gathered, in `--evidence` (or wherever it could go)."""
     if evidence is None or len(partial) <= 1:
         return ""
+    from grounded_research.api import ResearchResult
+
     try:
         result = ResearchResult.from_state({"status": "pending", "report": "", **partial})
         table = result.evidence_table()
@@ -227,6 +242,8 @@ def save_partial(partial: dict[str, Any], evidence: Path | None, error: str) -> 
 
 
 def print_summary(result: ResearchResult, saved: list[Saved]) -> None:
+    from rich.table import Table
+
     usage = result.usage
     statuses: dict[str, int] = {}
     for source in result.sources.values():

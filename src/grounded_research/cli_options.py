@@ -29,7 +29,6 @@ except ImportError:  # pragma: no cover - an older typer, on click itself
 
 from grounded_research.configuration import Cli, Context, knob_types
 from grounded_research.errors import InputError
-from grounded_research.models import check_models
 
 PANEL = "Run options"
 KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
@@ -126,6 +125,8 @@ def with_knobs(command: Command) -> Callable[[Callable[..., None]], Callable[...
 
 def context_from_options(**options: Any) -> Context:
     """The run's `Context`; a bad value or a model that cannot run is an error here."""
+    from grounded_research.models import check_models  # LangChain only once a run starts
+
     context = Context.from_mapping(options)
     check_models(context)
     return context

@@ -16,11 +16,12 @@ import os
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
-
-from langgraph.runtime import Runtime
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from grounded_research.errors import ConfigurationError
+
+if TYPE_CHECKING:  # the CLI reads these knobs for --help without loading LangGraph
+    from langgraph.runtime import Runtime
 
 
 def default_cache_dir() -> str:
@@ -454,6 +455,11 @@ class Context:
             return self.token_budget
         room = self.writer_context_tokens - self.prompt_reserve_tokens - self.answer_reserve_tokens
         return min(self.token_budget, room)
+
+    @property
+    def ranks_by_embeddings(self) -> bool:
+        """Whether the selection strategy asks for the embedder (which may be off)."""
+        return self.selection_strategy not in ("none", "keyword")
 
     @property
     def retriever_names(self) -> list[str]:

@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
-from langgraph.types import Overwrite
 from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
@@ -427,6 +426,8 @@ class State(OutputState):
     def fresh(cls, **values: Any) -> dict[str, Any]:
         """The update that starts a thread over: these values, and every other channel
         back to its default (a field without a default is the input and is kept)."""
+        from langgraph.types import Overwrite  # here: the records load without LangGraph
+
         hints = get_type_hints(cls, include_extras=True)
         update: dict[str, Any] = {}
         for channel in fields(cls):

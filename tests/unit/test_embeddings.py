@@ -3,6 +3,7 @@ similar sentences above unrelated ones; a chunk is embedded once, ever."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -134,3 +135,32 @@ def test_vector_file_survives_a_torn_write_and_refuses_another_embedder(tmp_path
 def test_vector_files_are_shared_per_folder_and_embedder(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
     assert vector_file(tmp_path, embedder) is vector_file(tmp_path, embedder)
+
+
+def test_an_early_load_and_the_run_share_one_local_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI starts loading the local model before the graph is imported; the run's
+    own request then waits for that load instead of making a second model."""
+    built: list[object] = []
+    release = threading.Event()
+
+    class SlowModel:
+        id = "slow"
+
+        def __init__(self, model: Path, tokenizer: Path) -> None:
+            release.wait(5)
+            built.append(self)
+
+    monkeypatch.setattr(embeddings, "LocalMiniLM", SlowModel)
+    monkeypatch.setattr(embeddings, "local_model_files", lambda: (Path("m"), Path("t")))
+    embeddings._load_local_embedder.cache_clear()
+    try:
+        embeddings.load_local_embedder_early("none")  # not the local model: nothing starts
+        embeddings.load_local_embedder_early("local")
+        loader = next(t for t in threading.enumerate() if t.name == "load-local-embedder")
+        release.set()
+        first = embeddings.local_embedder()
+        loader.join(5)
+        assert embeddings.local_embedder() is first
+        assert built == [first]
+    finally:
+        embeddings._load_local_embedder.cache_clear()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from grounded_research.retrieval.snapshots import sha256_text
@@ -95,3 +96,37 @@ def test_the_verdict_is_the_exact_similarity_not_the_estimate(added: int, reprin
     ]
 
     assert (find_reprints(sources, texts.__getitem__) == {"b": "a"}) is reprint
+
+
+# Values datasketch 2.0's MinHash(num_perm=128) gives for these shingle sets (its default
+# affine32 scheme), which `signature` reproduces without datasketch and scipy.
+DATASKETCH_SIGNATURES = [
+    (["aurora cellworks today"], [89183053, 2832290118, 955029140, 2879122261, 4150445397]),
+    (
+        ["aurora cellworks today", "cellworks today opened", "today opened its"],
+        [89183053, 2832290118, 955029140, 1977898130, 2887466856],
+    ),
+]
+
+
+@pytest.mark.parametrize(("items", "first"), DATASKETCH_SIGNATURES)
+def test_signatures_are_datasketch_s_to_the_bit(items: list[str], first: list[int]) -> None:
+    computed = reprints.signature(items)
+    assert computed.dtype == np.uint32 and computed.shape == (reprints.PERMUTATIONS,)
+    assert computed[:5].tolist() == first
+    assert computed[-2:].tolist() == [429969478, 318463798]
+    assert np.array_equal(reprints.signature(reversed(items)), computed)  # a set: no order
+
+
+def test_one_equal_band_makes_a_candidate_and_none_does_not() -> None:
+    bands = reprints._Bands()
+    stored = np.arange(reprints.PERMUTATIONS, dtype=np.uint32)
+    bands.insert("stored", stored)
+    one_band_equal = stored + 1
+    one_band_equal[reprints.ROWS * 3 : reprints.ROWS * 4] = stored[
+        reprints.ROWS * 3 : reprints.ROWS * 4
+    ]
+    almost = stored.copy()
+    almost[:: reprints.ROWS] += 1  # one value off in every band
+    assert bands.query(one_band_equal) == {"stored"}
+    assert bands.query(almost) == set()

@@ -3,13 +3,16 @@ figures per stage, write every record to `--out`, and fail under `--min` thresho
 
 Exit codes: 0 done (and every threshold met), 1 a threshold missed or the results could
 not be written to `--out` (they are then in a new file that a line names), 64 bad input.
+
+`eval --help` and a usage error import nothing of the graph: the runner (and with it the
+graph) is imported when the questions run.
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -35,7 +38,9 @@ from grounded_research.evaluation.metrics import (
     parse_threshold,
     shortfalls,
 )
-from grounded_research.evaluation.runner import EvalReport, QuestionRecord, evaluate
+
+if TYPE_CHECKING:
+    from grounded_research.evaluation.runner import EvalReport, QuestionRecord
 
 EXIT_BELOW_THRESHOLD = 1
 EXIT_UNSAVED = 1  # the results are not where --out said (a line says where they are)
@@ -93,6 +98,8 @@ def run_eval(
 async def run_with_progress(
     questions: list[EvalQuestion], context: Context, concurrency: int, quiet: bool, dataset: Path
 ) -> EvalReport:
+    from grounded_research.evaluation.runner import evaluate
+
     progress = Progress(
         TextColumn("eval"),
         BarColumn(),

@@ -11,17 +11,19 @@ import re
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from grounded_research.api import ResearchResult
 from grounded_research.errors import InputError
 from grounded_research.evaluation.dataset import EvalQuestion
 from grounded_research.gaps.kinds import ABSTAINING_KINDS
 from grounded_research.report.citations import citation_valid, split_claims
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
 from grounded_research.text.normalize import normalize
+
+if TYPE_CHECKING:  # `eval --help` reads METRIC_NAMES without loading the graph
+    from grounded_research.api import ResearchResult
 
 Stage = Literal["retrieved", "selected", "report"]
 STAGES: tuple[Stage, ...] = ("retrieved", "selected", "report")

@@ -15,7 +15,6 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
-from tavily import AsyncTavilyClient
 
 from grounded_research.configuration import Context
 from grounded_research.retrieval.base import SearchHit, SourceProblem
@@ -89,6 +88,8 @@ class TavilyRetriever:
         return list(self._problems.values())
 
     async def _ask(self, query: str) -> dict[str, Any]:
+        from tavily import AsyncTavilyClient  # with `requests`: only for a web search
+
         context = self.context
         transport = RetryAfter(httpx.AsyncHTTPTransport(verify=shared_ssl_context()))
         async with httpx.AsyncClient(base_url=context.tavily_base_url, transport=transport) as http:

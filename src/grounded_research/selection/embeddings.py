@@ -19,6 +19,8 @@ keyed by it, and vectors of two embedders never mix.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import importlib.util
 import threading
@@ -79,6 +81,7 @@ class LocalMiniLM:
         self._session = onnxruntime.InferenceSession(
             str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
         )
+        _give_back_freed_memory()  # the graph optimizer's copies: ~60 MiB freed, still held
         self._inputs = {i.name for i in self._session.get_inputs()}
         missing = {"input_ids", "attention_mask"} - self._inputs
         if missing:
@@ -146,11 +149,39 @@ def local_model_files() -> tuple[Path, Path]:
     return model, tokenizer
 
 
-@cache
+_LOCAL_LOCK = threading.Lock()
+
+
 def local_embedder() -> LocalMiniLM:
-    """The offline default, loaded once per process."""
+    """The offline default, loaded once per process (a second caller waits for the first,
+    such as a run for `load_local_embedder_early`'s thread)."""
+    with _LOCAL_LOCK:
+        return _load_local_embedder()
+
+
+@cache
+def _load_local_embedder() -> LocalMiniLM:
     model, tokenizer = local_model_files()
     return LocalMiniLM(model, tokenizer)
+
+
+def load_local_embedder_early(spec: str) -> None:
+    """Start loading the local embedder in a thread, for a run that will rank with it.
+
+    Creating its onnxruntime session takes ~200 MiB for a moment (the graph optimizer's
+    copies, handed back after) and ~1 s of CPU: begun before the graph and LangChain are
+    imported, that moment falls while the process is still small, and the second core
+    does the work meanwhile. A failure is left to the run, which asks again and reports."""
+    if spec.strip() != "local":
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            local_embedder()
+
+    # Not a daemon: a run that ends early waits for the load (about a second) rather
+    # than tearing the interpreter down under onnxruntime's feet.
+    threading.Thread(target=load, name="load-local-embedder").start()
 
 
 _BUILT: dict[tuple[str, str], Embedder] = {}
@@ -182,6 +213,14 @@ def build_embedder(spec: str, base_url: str = "") -> Embedder | None:
                 raise EmbedderUnavailable(f"{spec}: {type(error).__name__}: {error}") from error
             _BUILT[(spec, base_url)] = known
     return known
+
+
+def _give_back_freed_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's `malloc_trim`, found among
+    the process's own symbols: `ctypes.util.find_library` would fork `ldconfig`);
+    elsewhere nothing to do."""
+    with contextlib.suppress(OSError, AttributeError):  # AttributeError: not glibc
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _file_digest(path: Path) -> str:

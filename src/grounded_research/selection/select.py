@@ -144,7 +144,7 @@ def ranker_for(context: Context, run: RunTools) -> tuple[Ranker, list[str]]:
     """The configured strategy, or keyword (with a warning) when the run's embedder
     cannot run."""
     requested = context.selection_strategy
-    if requested in ("none", "keyword"):
+    if not context.ranks_by_embeddings:
         return Ranker(requested), []
     try:
         embedder = run.embedder()

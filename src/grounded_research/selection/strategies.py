@@ -20,7 +20,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import bm25s
 import numpy as np
 
 from grounded_research.selection.embeddings import Embedder
@@ -42,6 +41,8 @@ class Candidate:
 
 def keyword_scores(queries: Sequence[str], texts: Sequence[str]) -> np.ndarray:
     """BM25 score of every text for every query, IDF taken from these texts."""
+    import bm25s  # with scipy.sparse: loaded by the first keyword ranking
+
     scores = np.zeros((len(queries), len(texts)), dtype=np.float32)
     if not texts:
         return scores

@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
-import jieba
 import Stemmer
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = r"\u3040-\u30ff"
@@ -206,10 +209,15 @@ def _stemmer() -> Stemmer.Stemmer:
 
 
 @cache
-def _jieba_ready() -> bool:
+def _jieba() -> ModuleType:
+    """jieba with its dictionary loaded: imported, and its 60 MiB dictionary read, only
+    when a text holds Chinese."""
+    import jieba
+
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
-    return True
+    module: ModuleType = jieba
+    return module
 
 
 def has_cjk(text: str) -> bool:
@@ -260,5 +268,4 @@ def _cjk_terms(run: str) -> list[str]:
     if _KANA_ONLY.search(run):
         # jieba has no Japanese dictionary: overlapping character bigrams still match.
         return [run[i : i + 2] for i in range(max(1, len(run) - 1))]
-    _jieba_ready()
-    return [term for term in jieba.lcut_for_search(run) if term.strip()]
+    return [term for term in _jieba().lcut_for_search(run) if term.strip()]
