@@ -115,3 +115,29 @@ def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
 
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
     assert answer == "- “**Release date:** 2022-11-10” [1]"
+
+
+def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Path) -> None:
+    """Manuals describe a setting first and give its default last, in a sentence that
+    names nothing ("The default value is 6700."): the sentences before it in its
+    paragraph say what it is about, so it answers."""
+    write(
+        tmp_path / "corpus",
+        "git-config.md",
+        "# git-config(1)\n\n## Variables\n\n"
+        "When there are approximately more than this many loose objects in the "
+        "repository, `git gc --auto` will pack them. Some commands run a light-weight "
+        "garbage collection from time to time. The default value is 6700.\n\n"
+        "Setting this to 0 disables not only automatic packing based on the number of "
+        "loose objects, but any other heuristic `git gc --auto` will otherwise use.\n",
+    )
+    result = research(
+        "Above how many loose objects does git gc --auto pack them by default?",
+        corpus=str(tmp_path / "corpus"),
+        cache_dir=str(tmp_path / "cache"),
+        checkpointer="none",
+        max_rounds=0,
+    )
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
+    assert answer.splitlines()[-1] == "- “The default value is 6700.” [1]"

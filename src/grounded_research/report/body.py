@@ -27,7 +27,7 @@ from grounded_research.text.answers import (
     identifiers,
     mentions_identifier,
 )
-from grounded_research.text.chunking import heading_paths, path_at, sentences
+from grounded_research.text.chunking import heading_paths, paragraphs, path_at, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
@@ -48,6 +48,7 @@ class Quote(NamedTuple):
     record: Evidence
     sentence: str
     headings: tuple[str, ...]  # the headings the sentence lies under in its source
+    lead: str = ""  # the sentences before it in its paragraph, which may name its subject
 
 
 class Frame(NamedTuple):
@@ -114,7 +115,7 @@ def extractive_body(
         where they change (a blank line closes a group)."""
         lines: list[str] = []
         shown: str | None = None
-        for record, sentence, headings in picked:
+        for record, sentence, headings, _ in picked:
             under = shown_headings(headings, titles.get(record.source_id, ""))
             if under != shown:
                 if lines:
@@ -177,7 +178,7 @@ def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Q
         if len(quote.sentence.split()) > ANSWER_WORDS:
             continue
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-        if not asked.answered_by(quote.sentence, above):
+        if not asked.answered_by(quote.sentence, f"{above}\n{quote.lead}"):
             continue
         if not asked.default or asked.states_default(quote.sentence, above):
             return quote
@@ -200,7 +201,10 @@ def ranked_sentences(
     question, or the follow-up query that found the passage, names something, a sentence
     must be about it (it, its headings, its source's title or location name it: packaged
     docs name their product in the path): the second hop of a question is about a name the
-    first hop found, not one the question gave."""
+    first hop found, not one the question gave. The sentences before a sentence in its
+    paragraph count like its headings: they often name what it is about ("When there are
+    more than this many loose objects, git gc --auto packs them. … The default value is
+    6700.")."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
     kind = asked_kind(sub_question.text)
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
@@ -219,14 +223,14 @@ def ranked_sentences(
         about = names | named_terms(record.query)
         path = locations.get(record.source_id, "").lower()
         in_path = {name for name in about if len(name) > 2 and name in path}
-        for start, end in sentences(record.text):
+        for start, end, lead in sentences_with_lead(record.text):
             if HEADING_LINE.match(record.text, start):
                 continue  # a heading is shown beside the quotes under it, not quoted
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             if too_short(sentence):
                 continue
             headings = headings_at(record, start)
-            above = read_frame(frame(title, headings))
+            above = read_frame(f"{frame(title, headings)}\n{lead}")
             if about and not about & (named_terms(sentence) | above.names | in_path):
                 continue
             if code_names and not (
@@ -240,9 +244,18 @@ def ranked_sentences(
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
                 scored.append(
-                    (relevance + 0.2 * record.score, order, Quote(record, sentence, headings))
+                    (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))
                 )
     return [quote for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1]))]
+
+
+def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
+    """Each sentence's span with the text before it in its paragraph."""
+    return [
+        (start, end, text[para_start:start].strip())
+        for para_start, para_end in paragraphs(text)
+        for start, end in sentences(text, para_start, para_end)
+    ]
 
 
 def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
