@@ -85,7 +85,8 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
     assert answer.splitlines() == [
         "_20.5.2. Checkpoints › `max_wal_size` (`integer`)_",
-        "- “The default is 1 GB.” [1]",
+        "- “Maximum size to let the WAL grow during automatic checkpoints. "
+        "The default is 1 GB.” [1]",
     ]
     assert "five minutes" not in result.report
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)
@@ -120,7 +121,8 @@ def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
 def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Path) -> None:
     """Manuals describe a setting first and give its default last, in a sentence that
     names nothing ("The default value is 6700."): the sentences before it in its
-    paragraph say what it is about, so it answers."""
+    paragraph say what it is about, so it answers, quoted with them (one claim, cited
+    and supported)."""
     write(
         tmp_path / "corpus",
         "git-config.md",
@@ -140,4 +142,11 @@ def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Pa
     )
 
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
-    assert answer.splitlines()[-1] == "- “The default value is 6700.” [1]"
+    assert answer.splitlines()[-1] == (
+        "- “When there are approximately more than this many loose objects in the "
+        "repository, `git gc --auto` will pack them. Some commands run a light-weight "
+        "garbage collection from time to time. The default value is 6700.” [1]"
+    )
+    assert result.claims[0].text.endswith("The default value is 6700.")
+    assert result.claims[0].verdict == "supported"
+    assert result.report.count("will pack them") == 1  # not quoted again below

@@ -15,6 +15,7 @@ REPORT = f"""# Question
 - “The Aurora A1 cell reaches 450 Wh/kg.” [1]
 - “He said "yes" to the plan.” [2]
 - “A claim the verifier flagged.” [3] {UNSUPPORTED_FLAG} (unsupported)
+- “A quote of two sentences. It is one claim.” [2]
 - Two sentences here. The second one cites [1][2]
 
 ## Unresolved
@@ -39,10 +40,11 @@ def test_claims_keep_inner_quotes_and_their_citations() -> None:
         "The Aurora A1 cell reaches 450 Wh/kg.",
         'He said "yes" to the plan.',
         "A claim the verifier flagged.",
+        "A quote of two sentences. It is one claim.",
         "Two sentences here.",
         "The second one cites",
     ]
-    assert [c.citations for c in claims] == [[1], [2], [3], [], [1, 2]]
+    assert [c.citations for c in claims] == [[1], [2], [3], [2], [], [1, 2]]
 
 
 def test_verbatim_is_supported_numbers_alone_partial_else_unsupported() -> None:

@@ -181,9 +181,29 @@ def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Q
         if not asked.answered_by(quote.sentence, f"{above}\n{quote.lead}"):
             continue
         if not asked.default or asked.states_default(quote.sentence, above):
-            return quote
+            return with_lead(quote, asked)
         fallback = fallback or quote
-    return fallback
+    return with_lead(fallback, asked) if fallback else None
+
+
+def with_lead(quote: Quote, asked: Asked) -> Quote:
+    """The answer quoted with the sentences before it in its paragraph when they hold
+    words of the question that it lacks ("Maximum time between automatic WAL
+    checkpoints. … The default is five minutes."): a bare value is then read with what
+    it is the value of. As many as fit in `ANSWER_WORDS`, nearest first, verbatim."""
+    lead = quote.lead
+    if not (asked.words & set(tokenize(lead))) - set(tokenize(quote.sentence)):
+        return quote
+    room = ANSWER_WORDS - len(quote.sentence.split())
+    begin = len(lead)
+    for start, _ in reversed(sentences(lead)):
+        if len(lead[start:].split()) > room:
+            break
+        begin = start
+    quoted = lead[begin:] + quote.sentence
+    if begin == len(lead) or quoted not in quote.record.text:  # a list item keeps to itself
+        return quote
+    return quote._replace(sentence=quoted, lead=lead[:begin])
 
 
 def ranked_sentences(
@@ -252,7 +272,7 @@ def ranked_sentences(
 def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
     """Each sentence's span with the text before it in its paragraph."""
     return [
-        (start, end, text[para_start:start].strip())
+        (start, end, text[para_start:start])
         for para_start, para_end in paragraphs(text)
         for start, end in sentences(text, para_start, para_end)
     ]
@@ -260,10 +280,12 @@ def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
 
 def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
     """The best `SENTENCES_PER_SUB_QUESTION` of a sub-question's ranked sentences that no
-    section has quoted yet; each sentence is quoted once in the report."""
+    section has quoted yet, alone or in a longer quote (the answer line's quote may hold
+    the sentences before its answer); each sentence is quoted once in the report."""
     chosen: list[Quote] = []
     for quote in ranked:
-        if normalize(quote.sentence) in quoted:
+        text = normalize(quote.sentence)
+        if any(text in said for said in quoted):
             continue
         quoted.add(normalize(quote.sentence))
         chosen.append(quote)

@@ -33,6 +33,8 @@ _ESCAPE = re.compile(r"\\([\\\[\]<])")
 _NOTE = re.compile(r"^\s*_[^_].*_\s*$")
 _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
+# A list item that is one quotation and its citations: the report's quote of a passage
+_QUOTE_LINE = re.compile(r"^\s*[-*+•]\s+“.*”\s*(?:\[[\d,; ]+\]\s*)+$")
 UNSUPPORTED_FLAG = "⚠ unsupported by its citations"
 _FLAGGED = re.compile(r"\s*" + re.escape(UNSUPPORTED_FLAG) + r"\s*\(\w+\)")
 
@@ -110,7 +112,8 @@ def split_claims(report: str) -> list[ReportClaim]:
         if _NOTE.match(line):
             under = plain(_EMPHASIS.sub("", line.strip()[1:-1]))
             continue
-        for start, end in sentences(line):
+        spans = [(0, len(line))] if _QUOTE_LINE.match(line) else sentences(line)
+        for start, end in spans:  # a quote of several sentences is one claim
             sentence = line[start:end]
             numbers = citations_in(sentence)
             text = _unquoted(_EMPHASIS.sub("", _LINE_MARKUP.sub("", without_citations(sentence))))
