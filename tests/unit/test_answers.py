@@ -146,6 +146,8 @@ def test_a_passage_names_the_subject_with_its_exact_number(
         ("If `max_slot_wal_keep_size` is -1 (the default)", "max_wal_size", False),
         ("os.path.join(a, b) joins", "os.path.join", True),
         ("os.path.join(a, b) joins", "os.path", False),
+        ("math.isqrt(*n*)", "isqrt", True),  # qualified by its module
+        ("misqrt(n)", "isqrt", False),
     ],
 )
 def test_a_code_name_is_matched_whole(text: str, identifier: str, mentioned: bool) -> None:

@@ -182,8 +182,9 @@ def identifiers(question: str) -> set[str]:
 
 def mentions_identifier(text: str, identifier: str) -> bool:
     """Whether the text names this code name whole: max_wal_size is not in
-    max_slot_wal_keep_size, nor os.path in os.path.join."""
-    pattern = r"(?<![\w.])" + re.escape(identifier) + r"(?![\w]|\.\w)"
+    max_slot_wal_keep_size, nor os.path in os.path.join; isqrt is in math.isqrt (a name
+    qualified by its module)."""
+    pattern = r"(?<!\w)" + re.escape(identifier) + r"(?![\w]|\.\w)"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
