@@ -53,6 +53,10 @@ def run(
     evidence: Annotated[
         Path | None, typer.Option(help="Write the evidence table (JSON) here.")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(help="Write the report as one self-contained HTML page here."),
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
     ] = False,
@@ -77,7 +81,7 @@ def run(
 
     try:
         check_outputs(
-            {"--out": out, "--evidence": evidence},
+            {"--out": out, "--evidence": evidence, "--html": html},
             inputs={"--corpus": knobs.get("corpus"), "--urls": knobs.get("urls")},
         )
         if "urls" in knobs:
@@ -124,6 +128,9 @@ def run(
     if out is not None:
         saved.append(save("--out", "report", out, result.report))
     on_stdout = not json_output and (out is None or saved[-1].path is None)
+    if html is not None:
+        page = result.to_html(context.cache_dir)
+        saved.append(save("--html", "HTML report", html, page))
     if on_stdout:
         typer.echo(result.report)  # asked for, or nowhere else took it
     if not quiet:
