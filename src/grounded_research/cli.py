@@ -288,11 +288,77 @@ def fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+serve_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@serve_app.command(
+    cls=UsageErrorIsBadInput,
+    help="Serve the HTML report of past runs, read from the checkpointer, until Ctrl-C.",
+)
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; anything but loopback shows every run.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")
+    ] = 8765,
+    checkpointer: Annotated[
+        str,
+        typer.Option(
+            help="Where the runs' checkpoints are: 'sqlite' (default), a .sqlite/.sqlite3/.db "
+            "file or postgresql://…."
+        ),
+    ] = "sqlite",
+    data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
+    cache_dir: Annotated[
+        str | None, typer.Option(help="The runs' cache folder, for their source snapshots.")
+    ] = None,
+) -> None:
+    from grounded_research.checkpointing import checkpointer_kind, default_data_dir
+    from grounded_research.configuration import default_cache_dir
+    from grounded_research.viewer import Runs, make_server
+
+    try:
+        if checkpointer_kind(checkpointer) in ("memory", "none"):
+            raise InputError(
+                f"--checkpointer {checkpointer} keeps no runs to serve: use sqlite, a "
+                ".sqlite file or postgresql://…"
+            )
+        runs = Runs(checkpointer, data_dir or default_data_dir(), cache_dir or default_cache_dir())
+        found = asyncio.run(runs.list())  # the checkpointer opens, before anyone asks
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+    try:
+        server = make_server(runs, host, port)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", 1)
+    bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    if host not in LOOPBACK:
+        print(f"warning: listening on {host}: whoever reaches it reads every run", file=sys.stderr)
+    print(
+        f"serving {len(found)} runs on http://{shown}:{bound_port}/ (Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 def main() -> None:
-    """Entry point: `grounded-research eval …` runs the evaluation, anything else a run."""
+    """Entry point: `grounded-research eval …` runs the evaluation, `serve …` serves past
+    runs, anything else is a run."""
     if len(sys.argv) > 1 and sys.argv[1] == "eval":
         from grounded_research.evaluation.cli import app as eval_app
 
         eval_app(args=sys.argv[2:], prog_name="grounded-research eval")
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "serve":
+        serve_app(args=sys.argv[2:], prog_name="grounded-research serve")
         return
     app(prog_name="grounded-research")

@@ -98,7 +98,12 @@ def content_policy(script: str, style: str) -> str:
 
 def page_policy() -> str:
     """The policy of a page made by `render_page`, for a server to send as a header."""
-    return content_policy(_asset("page.js"), _asset("page.css"))
+    return content_policy(_asset("page.js"), page_style())
+
+
+def page_style() -> str:
+    """The page's style sheet (other pages of a server may share it, and its policy)."""
+    return _asset("page.css")
 
 
 def split_report(report: str, lang: Language) -> tuple[str, dict[str, str]]:

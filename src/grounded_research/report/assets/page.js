@@ -17,9 +17,9 @@
   function showReference(number) {
     const item = document.getElementById("ref-" + number);
     if (!item) return;
-    const copy = item.cloneNode(true);
-    copy.removeAttribute("id");
+    const copy = document.createElement("div"); // the item's content, not a stray <li>
     copy.className = "ref-view";
+    copy.append(...Array.from(item.childNodes, function (node) { return node.cloneNode(true); }));
     open("Citation [" + number + "]", [copy]);
   }
 
@@ -110,6 +110,7 @@
   if (filter) {
     [filter, status, origin].forEach(function (control) {
       control.addEventListener("input", applyFilter);
+      control.addEventListener("change", applyFilter); // a select may send only this
     });
     filter.form.addEventListener("submit", function (event) { event.preventDefault(); });
   }
