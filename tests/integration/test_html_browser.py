@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 
 from grounded_research.retrieval.snapshots import SnapshotStore
-from tests.conftest import EXAMPLE_CORPUS, ROOT
+from tests.conftest import EXAMPLE_CORPUS, ROOT, write
 from tests.integration.test_cli import EXAMPLE_QUESTION
+from tests.unit.test_html_page import PAGES, QUESTION
 
 pytestmark = pytest.mark.integration
 
@@ -79,13 +80,17 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("html-example")
+    return html_run(tmp_path_factory.mktemp("html-example"), EXAMPLE_QUESTION, EXAMPLE_CORPUS)
+
+
+def html_run(folder: Path, question: str, corpus: Path) -> dict[str, Any]:
+    """The CLI's run with `--html`, its evidence table and where its cache is."""
     done = subprocess.run(
         [
             *CLI,
-            EXAMPLE_QUESTION,
+            question,
             "--corpus",
-            str(EXAMPLE_CORPUS),
+            str(corpus),
             "--html",
             str(folder / "report.html"),
             "--evidence",
@@ -145,6 +150,28 @@ def axe_violations(driver: Any) -> list[dict[str, Any]]:
 def test_each_citation_opens_its_snippet_and_its_exact_span(
     browser: Any, example: dict[str, Any]
 ) -> None:
+    check_citations(browser, example)
+
+
+def test_a_hostile_page_runs_nothing_and_its_spans_hold_past_emoji(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Pages with script tags, `</script>`, event handlers, `javascript:` links and a
+    character outside the BMP before the cited span (JavaScript counts UTF-16 units)."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    for name, text in PAGES.items():
+        write(tmp_path / "corpus", name, text)
+    hostile = html_run(tmp_path, QUESTION, tmp_path / "corpus")
+    assert any("🔋" in e["text"] or "alert" in e["text"] for e in hostile["table"]["evidence"])
+    check_citations(browser, hostile)
+    with pytest.raises(NoAlertPresentException):
+        _ = browser.switch_to.alert.text
+
+
+def check_citations(browser: Any, example: dict[str, Any]) -> None:
+    """Every citation of the body opens its snippet, and its snapshot link highlights
+    exactly its span; nothing is logged on the console meanwhile."""
     from selenium.webdriver.common.by import By
 
     table = example["table"]
