@@ -338,7 +338,8 @@ def serve(
     if host not in LOOPBACK:
         print(f"warning: listening on {host}: whoever reaches it reads every run", file=sys.stderr)
     print(
-        f"serving {len(found)} runs on http://{shown}:{bound_port}/ (Ctrl-C stops)",
+        f"serving {len(found)} run{'' if len(found) == 1 else 's'} on "
+        f"http://{shown}:{bound_port}/ (Ctrl-C stops)",
         file=sys.stderr,
         flush=True,
     )

@@ -264,7 +264,7 @@ def test_serve_lists_the_run_and_shows_its_page(browser: Any, example: dict[str,
         assert server.stderr is not None
         threading.Thread(target=lambda: lines.put(server.stderr.readline()), daemon=True).start()
         line = lines.get(timeout=60)
-        assert line.startswith("serving 1 runs on http://127.0.0.1:"), line
+        assert line.startswith("serving 1 run on http://127.0.0.1:"), line
         url = line.split(" on ")[1].split()[0]
         browser.get(url)
         link = browser.find_element(By.CSS_SELECTOR, "#runs a")
