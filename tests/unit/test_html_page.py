@@ -197,3 +197,10 @@ def test_a_snapshot_that_cannot_be_read_is_said_so(run: tuple[ResearchResult, st
     html = render_page(result, missing)
     assert 'class="snapshot-link"' not in html
     assert html.count("The snapshot of this source is not available.") == len(result.references)
+
+
+def test_a_run_that_stopped_early_still_has_a_page() -> None:
+    """`serve` shows every thread, one stopped before its report too."""
+    stopped = ResearchResult.from_state({"question": "Q <b>?</b>", "status": "pending"})
+    html = render_page(stopped)
+    assert "<title>Q &lt;b&gt;?&lt;/b&gt;</title>" in html and 'id="references"' not in html
