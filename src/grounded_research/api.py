@@ -15,7 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.types import Command
 
 from grounded_research.checkpointing import default_data_dir, open_checkpointer
-from grounded_research.configuration import Context
+from grounded_research.configuration import Context, default_cache_dir
 from grounded_research.errors import InputError
 from grounded_research.models import use_chat_model
 from grounded_research.state import Evidence, InputState, OutputState, Source
@@ -62,6 +62,16 @@ class ResearchResult(OutputState):
 
     def to_json(self) -> str:
         return json.dumps(self.evidence_table(), ensure_ascii=False, indent=2)
+
+    def to_html(self, cache_dir: str | None = None, back_link: str = "") -> str:
+        """The report as one self-contained HTML page (what `--html` writes), with the
+        snapshots of the cited sources read from `cache_dir` (the default cache when
+        None) embedded for the snapshot view."""
+        from grounded_research.report.page import render_page
+        from grounded_research.retrieval.snapshots import SnapshotStore
+
+        store = SnapshotStore.in_cache(cache_dir or default_cache_dir())
+        return render_page(self, store.get, back_link)
 
 
 @dataclass

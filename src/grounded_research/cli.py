@@ -53,6 +53,10 @@ def run(
     evidence: Annotated[
         Path | None, typer.Option(help="Write the evidence table (JSON) here.")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(help="Write the report as one self-contained HTML page here."),
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
     ] = False,
@@ -77,7 +81,7 @@ def run(
 
     try:
         check_outputs(
-            {"--out": out, "--evidence": evidence},
+            {"--out": out, "--evidence": evidence, "--html": html},
             inputs={"--corpus": knobs.get("corpus"), "--urls": knobs.get("urls")},
         )
         if "urls" in knobs:
@@ -124,6 +128,9 @@ def run(
     if out is not None:
         saved.append(save("--out", "report", out, result.report))
     on_stdout = not json_output and (out is None or saved[-1].path is None)
+    if html is not None:
+        page = result.to_html(context.cache_dir)
+        saved.append(save("--html", "HTML report", html, page))
     if on_stdout:
         typer.echo(result.report)  # asked for, or nowhere else took it
     if not quiet:
@@ -281,11 +288,78 @@ def fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
+serve_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@serve_app.command(
+    cls=UsageErrorIsBadInput,
+    help="Serve the HTML report of past runs, read from the checkpointer, until Ctrl-C.",
+)
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; anything but loopback shows every run.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")
+    ] = 8765,
+    checkpointer: Annotated[
+        str,
+        typer.Option(
+            help="Where the runs' checkpoints are: 'sqlite' (default), a .sqlite/.sqlite3/.db "
+            "file or postgresql://…."
+        ),
+    ] = "sqlite",
+    data_dir: Annotated[str | None, typer.Option(help="Where sqlite checkpoints live.")] = None,
+    cache_dir: Annotated[
+        str | None, typer.Option(help="The runs' cache folder, for their source snapshots.")
+    ] = None,
+) -> None:
+    from grounded_research.checkpointing import checkpointer_kind, default_data_dir
+    from grounded_research.configuration import default_cache_dir
+    from grounded_research.viewer import Runs, make_server
+
+    try:
+        if checkpointer_kind(checkpointer) in ("memory", "none"):
+            raise InputError(
+                f"--checkpointer {checkpointer} keeps no runs to serve: use sqlite, a "
+                ".sqlite file or postgresql://…"
+            )
+        runs = Runs(checkpointer, data_dir or default_data_dir(), cache_dir or default_cache_dir())
+        found = asyncio.run(runs.list())  # the checkpointer opens, before anyone asks
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+    try:
+        server = make_server(runs, host, port)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", 1)
+    bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    if host not in LOOPBACK:
+        print(f"warning: listening on {host}: whoever reaches it reads every run", file=sys.stderr)
+    print(
+        f"serving {len(found)} run{'' if len(found) == 1 else 's'} on "
+        f"http://{shown}:{bound_port}/ (Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 def main() -> None:
-    """Entry point: `grounded-research eval …` runs the evaluation, anything else a run."""
+    """Entry point: `grounded-research eval …` runs the evaluation, `serve …` serves past
+    runs, anything else is a run."""
     if len(sys.argv) > 1 and sys.argv[1] == "eval":
         from grounded_research.evaluation.cli import app as eval_app
 
         eval_app(args=sys.argv[2:], prog_name="grounded-research eval")
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "serve":
+        serve_app(args=sys.argv[2:], prog_name="grounded-research serve")
         return
     app(prog_name="grounded-research")

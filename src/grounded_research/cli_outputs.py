@@ -1,4 +1,4 @@
-"""The files a command writes (`--out`, `--evidence`): checked before the run, written
+"""The files a command writes (`--out`, `--evidence`, `--html`): checked before the run, written
 whole, and not lost when writing them fails at the end.
 
 A run takes minutes; a misspelt folder must not cost them. So before any work each output
@@ -127,5 +127,6 @@ def _same_file(first: Path, second: Path) -> bool:
 
 
 def _option_order(option: str) -> int:
-    """`--out` before `--evidence` in messages, as the help lists them."""
-    return ["--out", "--evidence"].index(option) if option in ("--out", "--evidence") else 2
+    """`--out`, `--evidence`, `--html` in messages, as the help lists them."""
+    order = ["--out", "--evidence", "--html"]
+    return order.index(option) if option in order else len(order)

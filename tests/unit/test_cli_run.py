@@ -90,6 +90,10 @@ def test_a_finished_thread_without_a_question_asks_for_one(tmp_path: Path) -> No
         (["--out", "r.md", "--evidence", "r.md"], "error: --out and --evidence are one file: "),
         (["--out", "r.md", "--evidence", "./sub/../r.md"], "error: --out and --evidence are "),
         (["--out", "link.md", "--evidence", "r.md"], "error: --out and --evidence are one"),
+        (["--html", "missing/report.html"], "error: --html: folder not found: "),
+        (["--html", "."], "error: --html: . is a folder"),
+        (["--html", "r.md", "--out", "r.md"], "error: --out and --html are one file: "),
+        (["--evidence", "e.json", "--html", "e.json"], "error: --evidence and --html are one"),
     ],
 )
 def test_outputs_are_checked_before_any_work(
@@ -111,6 +115,18 @@ def test_json_with_out_writes_the_report_there_and_the_table_on_stdout(tmp_path:
     assert json.loads(stdout)["question"] == QUESTION
     assert "## References" in out.read_text(encoding="utf-8")
     assert "│ report " in stderr  # the summary names it, and now it is there
+
+
+def test_html_writes_the_page_whole_and_names_it_in_the_summary(tmp_path: Path) -> None:
+    page = tmp_path / "pages" / "report.html"
+    page.parent.mkdir()
+    code, stdout, stderr = run(tmp_path, QUESTION, "--html", str(page))
+    assert code == 0, stderr
+    assert "## References" in stdout  # the report still goes to stdout
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and 'id="ref-1"' in html
+    assert os.listdir(page.parent) == ["report.html"]
+    assert "│ HTML report " in stderr
 
 
 def test_an_output_through_a_symlink_writes_the_links_target(tmp_path: Path) -> None:

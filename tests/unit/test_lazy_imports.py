@@ -90,8 +90,15 @@ def test_importing_the_cli_loads_nothing_of_a_run() -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [("--help",), ("eval", "--help"), ("--no-such-option",), ("eval", "--no-such-option")],
-    ids=["help", "eval-help", "usage-error", "eval-usage-error"],
+    [
+        ("--help",),
+        ("eval", "--help"),
+        ("serve", "--help"),
+        ("--no-such-option",),
+        ("eval", "--no-such-option"),
+        ("serve", "--no-such-option"),
+    ],
+    ids=["help", "eval-help", "serve-help", "usage-error", "eval-usage-error", "serve-error"],
 )
 def test_help_and_usage_errors_load_nothing_of_a_run(argv: tuple[str, ...]) -> None:
     modules = modules_after(command(*argv))
