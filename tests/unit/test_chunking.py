@@ -103,3 +103,16 @@ def test_a_passage_lies_under_the_path_of_its_first_words() -> None:
     assert path_at(paths, text.index("The default is 1 GB.")) == ("Checkpoints", "max_wal_size")
     assert path_at(paths, 0) == ("Checkpoints",)
     assert path_at(heading_paths("Intro line.\n\n# Title\n"), 0) == ()
+
+
+def test_a_passage_lies_under_the_path_most_of_its_words_are_under() -> None:
+    """A passage that ends one setting's entry and holds most of the next one's is found
+    by the next one's heading."""
+    text = (
+        "## Memory\n\n###### max_prepared_transactions\n\nSet it on the standby too.\n\n"
+        "###### work_mem\n\nSets the base maximum amount of memory to be used by a query "
+        "operation before writing to temporary disk files. The default value is four "
+        "megabytes.\n"
+    )
+    [chunk] = chunk_text(text, 600)
+    assert chunk.headings == ("Memory", "work_mem")

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from grounded_research.retrieval import bm25f
+from grounded_research.text.answers import identifiers, mentions_identifier
 from grounded_research.text.tokenize import STOPWORDS, tokenize
 
 # BM25F weights: one occurrence in the field counts as this many in the passage's text.
@@ -41,6 +42,12 @@ NAME_MIN_SHARE = 0.03
 # files) one document is already 3% of it, and a company named in five file names is a
 # subject, not a part of the corpus.
 NAME_MIN_DOCUMENTS = 50
+# A code name of the query ("work_mem", "isqrt()") that a passage's headings name whole:
+# the passage is that setting's or function's own entry, not one of its namesakes
+# (autovacuum_work_mem), which share all its words. Checked among the best
+# CODE_POOL x k passages, the words alone having found the entry's page.
+CODE_BOOST = 1.0
+CODE_POOL = 20
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
@@ -136,6 +143,27 @@ def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.nda
     share: np.ndarray = np.mean(np.stack(categories), axis=0)
     boosted: np.ndarray = scores * (1.0 + NAME_BOOST * share)
     return boosted.astype(np.float32)
+
+
+def code_boost(
+    scores: np.ndarray, query: str, k: int, headings_of: Callable[[int], str]
+) -> np.ndarray:
+    """`scores` with the passages whose headings name one of the query's code names
+    whole (`CODE_BOOST`), among the best `CODE_POOL` x k; `headings_of`: a passage's
+    heading path."""
+    codes = identifiers(query)
+    if not codes or not CODE_BOOST:
+        return scores
+    found = np.flatnonzero(scores > 0)
+    pool = min(found.size, CODE_POOL * k)
+    if pool < found.size:
+        found = found[np.argpartition(-scores[found], pool - 1)[:pool]]
+    boosted = scores.copy()
+    for passage in found.tolist():
+        headings = headings_of(passage)
+        if any(mentions_identifier(headings, code) for code in codes):
+            boosted[passage] *= 1.0 + CODE_BOOST
+    return boosted
 
 
 def query_scores(index: bm25f.Index, query: str) -> np.ndarray:

@@ -55,7 +55,9 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-INDEX_VERSION = 8  # 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
+# 10: a passage lies under the path of most of its words; 8: hidden HTML text dropped;
+# 7: decode notes and .jsonl lines kept
+INDEX_VERSION = 10
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
@@ -640,6 +642,7 @@ class LocalCorpus:
         scores = self.scores(query)
         if self._dense is not None and self._dense.matrix.shape[0] == scores.size:
             scores = fuse(scores, self._dense.scores(query))
+        scores = fields.code_boost(scores, query, k, self._headings_of)
         found = np.flatnonzero(scores > 0)
         if found.size > k:
             found = found[np.argpartition(-scores[found], k - 1)[:k]]
@@ -669,6 +672,10 @@ class LocalCorpus:
                 )
             )
         return hits
+
+    def _headings_of(self, chunk_id: int) -> str:
+        document = self._documents[int(self._chunk_document[chunk_id])]
+        return document.chunks[int(self._chunk_index[chunk_id])][2]
 
     async def search(self, query: str, k: int) -> list[SearchHit]:
         return await asyncio.to_thread(self.search_sync, query, k)

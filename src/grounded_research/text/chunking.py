@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
 
 Span = tuple[int, int]
 
@@ -170,7 +171,16 @@ def path_at(paths: list[tuple[int, tuple[str, ...]]], position: int) -> tuple[st
 
 
 def _with_heading(span: Span, content: int, headings: list[tuple[int, tuple[str, ...]]]) -> Chunk:
-    """The passage with the heading path its words are under: the path at its first
-    words (after the headings it starts with), or at its start if it is all headings."""
-    path = path_at(headings, content if content != -1 else span[0])
+    """The passage with the heading path most of its words are under, from its first
+    words on (after the headings it starts with; its start if it is all headings): a
+    passage holding the last lines of one setting's entry and most of the next one's is
+    the next one's."""
+    begin = content if content != -1 else span[0]
+    inside = [p for p, _ in headings if begin < p < span[1]]
+    bounds = [begin, *inside, span[1]]
+    share: dict[tuple[str, ...], int] = {}
+    for start, end in pairwise(bounds):
+        path = path_at(headings, start)
+        share[path] = share.get(path, 0) + end - start
+    path = max(share, key=lambda p: share[p])  # the first of equals: dicts keep order
     return Chunk(span[0], span[1], path[-1] if path else "", path)
