@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grounded_research.retrieval import fields
@@ -171,3 +172,14 @@ def test_a_name_few_documents_hold_is_no_category() -> None:
     scores = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
     held = [np.array([True, True, False, False])]
     assert (fields.name_boost(scores, held, np.array([0, 1, 2, 3])) == scores).all()
+
+
+def test_a_passage_whose_headings_name_the_code_name_whole_is_lifted() -> None:
+    """work_mem's own entry rises above its namesakes, which share all its words."""
+    headings = ["Memory\n`autovacuum_work_mem` (`integer`)", "Memory\n`work_mem` (`integer`)", "x"]
+    scores = np.array([3.0, 2.0, 1.0], dtype=np.float32)
+
+    heading_of = headings.__getitem__
+    lifted = fields.code_boost(scores, "default value of work_mem?", 1, heading_of)
+    assert lifted.tolist() == [3.0, 4.0, 1.0]
+    assert fields.code_boost(scores, "default value of work mem?", 1, heading_of) is scores
