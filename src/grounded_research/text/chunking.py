@@ -7,7 +7,7 @@ always be traced back to (and expanded within) its snapshot.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -176,7 +176,9 @@ def _with_heading(span: Span, content: int, headings: list[tuple[int, tuple[str,
     passage holding the last lines of one setting's entry and most of the next one's is
     the next one's."""
     begin = content if content != -1 else span[0]
-    inside = [p for p, _ in headings if begin < p < span[1]]
+    first = bisect_right(headings, begin, key=lambda h: h[0])
+    last = bisect_left(headings, span[1], key=lambda h: h[0])
+    inside = [position for position, _ in headings[first:last]]
     bounds = [begin, *inside, span[1]]
     share: dict[tuple[str, ...], int] = {}
     for start, end in pairwise(bounds):
