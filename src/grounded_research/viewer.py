@@ -21,7 +21,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from grounded_research.api import ResearchResult, open_session
 from grounded_research.checkpointing import open_checkpointer
-from grounded_research.report.page import page_policy, page_style
+from grounded_research.report.page import html_document, page_policy, page_style
 
 
 @dataclass(frozen=True)
@@ -87,12 +87,7 @@ def index_page(runs: list[PastRun]) -> str:
 
 
 def _page(title: str, content: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{page_style()}</style></head>"
-        f"<body><main>{content}</main></body></html>\n"
-    )
+    return html_document(title, f"<main>{content}</main>", style=page_style())
 
 
 class Handler(BaseHTTPRequestHandler):

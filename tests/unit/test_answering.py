@@ -4,6 +4,7 @@ not answer and lists the question under Unresolved."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,6 +36,23 @@ def release_notes(tmp_path: Path) -> dict[str, object]:
     }
 
 
+def ask(tmp_path: Path, question: str, **knobs: Any) -> ResearchResult:
+    """The question asked of the corpus written under tmp_path/corpus."""
+    return research(
+        question,
+        corpus=str(tmp_path / "corpus"),
+        cache_dir=str(tmp_path / "cache"),
+        checkpointer="none",
+        **knobs,
+    )
+
+
+def answer_of(result: ResearchResult) -> list[str]:
+    """The lines of the report's one-line answer (its heading, then its quote)."""
+    report: str = result.report
+    return report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
 def unanswered(result: ResearchResult) -> list[str]:
     return [
         gap.detail
@@ -46,7 +64,7 @@ def unanswered(result: ResearchResult) -> list[str]:
 def test_the_report_starts_with_the_quote_that_answers(release_notes: dict[str, object]) -> None:
     result = research("When was PostgreSQL 15 released?", **release_notes)
 
-    answer = result.report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
+    answer = answer_of(result)[0]
     assert "2022-10-13" in answer and answer.endswith("[1]")
     assert not unanswered(result)
 
@@ -75,15 +93,9 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
         "the WAL grow during automatic checkpoints. The default is 1 GB.</p></dd>"
         "</dl></article></body></html>",
     )
-    result = research(
-        "What is the default max_wal_size?",
-        corpus=str(tmp_path / "corpus"),
-        cache_dir=str(tmp_path / "cache"),
-        checkpointer="none",
-    )
+    result = ask(tmp_path, "What is the default max_wal_size?")
 
-    answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
-    assert answer.splitlines() == [
+    assert answer_of(result) == [
         "_20.5.2. Checkpoints › `max_wal_size` (`integer`)_",
         "- “Maximum size to let the WAL grow during automatic checkpoints. "
         "The default is 1 GB.” [1]",
@@ -106,16 +118,9 @@ def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
         "postgresql-doc-15/html/release-15-1.md",
         f"# E.20. Release 15.1\n\n**Release date:** 2022-11-10\n\n## E.20.1. Changes\n\n{notes}\n",
     )
-    result = research(
-        "What is the release date of PostgreSQL 15.1?",
-        corpus=str(tmp_path / "corpus"),
-        cache_dir=str(tmp_path / "cache"),
-        checkpointer="none",
-        max_rounds=0,
-    )
+    result = ask(tmp_path, "What is the release date of PostgreSQL 15.1?", max_rounds=0)
 
-    answer = result.report.split("## Answer\n\n", 1)[1].split("\n", 1)[0]
-    assert answer == "- “**Release date:** 2022-11-10” [1]"
+    assert answer_of(result)[0] == "- “**Release date:** 2022-11-10” [1]"
 
 
 def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Path) -> None:
@@ -133,16 +138,13 @@ def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Pa
         "Setting this to 0 disables not only automatic packing based on the number of "
         "loose objects, but any other heuristic `git gc --auto` will otherwise use.\n",
     )
-    result = research(
+    result = ask(
+        tmp_path,
         "Above how many loose objects does git gc --auto pack them by default?",
-        corpus=str(tmp_path / "corpus"),
-        cache_dir=str(tmp_path / "cache"),
-        checkpointer="none",
         max_rounds=0,
     )
 
-    answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
-    assert answer.splitlines()[-1] == (
+    assert answer_of(result)[-1] == (
         "- “When there are approximately more than this many loose objects in the "
         "repository, `git gc --auto` will pack them. Some commands run a light-weight "
         "garbage collection from time to time. The default value is 6700.” [1]"

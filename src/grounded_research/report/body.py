@@ -287,7 +287,7 @@ def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
         text = normalize(quote.sentence)
         if any(text in said for said in quoted):
             continue
-        quoted.add(normalize(quote.sentence))
+        quoted.add(text)
         chosen.append(quote)
         if len(chosen) == SENTENCES_PER_SUB_QUESTION:
             break

@@ -78,13 +78,30 @@ def render_page(result: OutputState, text_of: TextOf | None = None, back_link: s
         _viewer(),
         f'<script type="application/json" id="snapshots">{_json_in_html(snapshots)}</script>',
     ]
+    return html_document(
+        result.question,
+        "".join(parts),
+        style=style,
+        lang="zh" if lang == "zh" else "en",
+        script=script,
+        policy=content_policy(script, style),
+    )
+
+
+def html_document(
+    title: str, body: str, *, style: str, lang: str = "en", script: str = "", policy: str = ""
+) -> str:
+    """A whole HTML page: the report's, or another page of a server (which sends its
+    policy as a header instead of a meta tag)."""
+    meta_policy = (
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">' if policy else ""
+    )
     return (
         "<!DOCTYPE html>\n"
-        f'<html lang="{"zh" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{content_policy(script, style)}">'
+        f'<html lang="{lang}"><head><meta charset="utf-8">{meta_policy}'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(result.question)}</title><style>{style}</style></head>"
-        f"<body>{''.join(parts)}<script>{script}</script></body></html>\n"
+        f"<title>{escape(title)}</title><style>{style}</style></head>"
+        f"<body>{body}{f'<script>{script}</script>' if script else ''}</body></html>\n"
     )
 
 
