@@ -226,8 +226,10 @@ def test_odd_file_names_are_one_line_each_in_the_references(tmp_path: Path) -> N
     )
     assert done.returncode == 0, done.stderr
     references = out.read_text(encoding="utf-8").split("## References", 1)[1].strip()
-    assert references.splitlines() == [line for line in references.splitlines() if line]
-    assert all(line.startswith("[") for line in references.splitlines())
+    for entry in references.split("\n\n"):  # one document each: its line, then its spans
+        head, *spans = entry.splitlines()
+        assert head.startswith("[") and spans
+        assert all(re.fullmatch(r"- chars \d+–\d+", span) for span in spans)
     assert "norvik\\nnotes\\x1b[31m.md" in references and "caf\\udce9.md" in references
     table = json.loads(evidence.read_text(encoding="utf-8"))
     store = SnapshotStore.in_cache(str(tmp_path / "cache"))

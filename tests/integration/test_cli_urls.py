@@ -62,7 +62,7 @@ def test_with_the_option_the_page_is_fetched_and_cited(site: Server, tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert "slipped to 2027" in done.stdout
-    assert f"] {site.url('/page')} — Aurora A1 slips to 2027 (web, chars " in done.stdout
+    assert f"] {site.url('/page')} — Aurora A1 slips to 2027 (web)\n- chars " in done.stdout
     table = json.loads(evidence.read_text(encoding="utf-8"))
     (source,) = table["sources"]
     assert source["status"] == "fetched" and source["published"].startswith("2026-02-03")
@@ -95,7 +95,7 @@ def test_hybrid_corpus_and_urls_label_each_source(site: Server, tmp_path: Path) 
     status, error = statuses["http://169.254.169.254/latest/meta-data/"]
     assert status == "blocked" and "metadata" in error  # even with the option
     references = done.stdout.split("## References", 1)[1]
-    assert "(local, chars" in references
+    assert "(local)\n- chars " in references
 
 
 def test_an_unreadable_url_file_is_bad_input(tmp_path: Path) -> None:

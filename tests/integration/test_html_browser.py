@@ -170,8 +170,9 @@ def test_a_hostile_page_runs_nothing_and_its_spans_hold_past_emoji(
 
 
 def check_citations(browser: Any, example: dict[str, Any]) -> None:
-    """Every citation of the body opens its snippet, and its snapshot link highlights
-    exactly its span; nothing is logged on the console meanwhile."""
+    """Every citation of the body opens its document's cited snippets, and each
+    snippet's snapshot link highlights exactly its span; nothing is logged on the
+    console meanwhile."""
     from selenium.webdriver.common.by import By
 
     table = example["table"]
@@ -182,22 +183,36 @@ def check_citations(browser: Any, example: dict[str, Any]) -> None:
     console_errors(browser)  # what loading logged is checked below, with the rest
     cited = browser.find_elements(By.CSS_SELECTOR, "article.body a.cite")
     numbers = sorted({int(link.get_attribute("data-ref")) for link in cited})
-    references = {r["number"]: r for r in table["references"]}
+    references: dict[int, list[dict[str, Any]]] = {}
+    for reference in table["references"]:
+        references.setdefault(reference["number"], []).append(reference)
     assert numbers and set(numbers) <= set(references)
     for number in numbers:
-        reference = references[number]
-        link = browser.find_element(By.CSS_SELECTOR, f'article.body a.cite[data-ref="{number}"]')
-        link.click()
-        assert viewer_open(browser)
-        body = browser.find_element(By.ID, "viewer-body")
-        shown = body.find_element(By.CSS_SELECTOR, ".snippet").get_property("textContent")
-        assert shown == evidence[reference["evidence_id"]]["text"]
-        assert reference["location"] in body.text
-        body.find_element(By.CSS_SELECTOR, "a.snapshot-link").click()
-        highlight = browser.find_element(By.ID, "highlight").get_property("textContent")
-        snapshot = store.get(sources[reference["source_id"]]["sha256"])
-        assert highlight == snapshot[reference["start"] : reference["end"]]
-        close_viewer(browser)
+        for reference in references[number]:  # each span the report quotes of the document
+            assert len({r["source_id"] for r in references[number]}) == 1
+            link = browser.find_element(
+                By.CSS_SELECTOR, f'article.body a.cite[data-ref="{number}"]'
+            )
+            link.click()
+            assert viewer_open(browser)
+            body = browser.find_element(By.ID, "viewer-body")
+            shown = [
+                s.get_property("textContent")
+                for s in body.find_elements(By.CSS_SELECTOR, ".snippet")
+            ]
+            assert shown == [
+                evidence[r["evidence_id"]]["text"]
+                for r in sorted(references[number], key=lambda r: r["start"])
+            ]
+            assert reference["location"] in body.text
+            span = body.find_element(
+                By.CSS_SELECTOR, f'.span[data-evidence="{reference["evidence_id"]}"]'
+            )
+            span.find_element(By.CSS_SELECTOR, "a.snapshot-link").click()
+            highlight = browser.find_element(By.ID, "highlight").get_property("textContent")
+            snapshot = store.get(sources[reference["source_id"]]["sha256"])
+            assert highlight == snapshot[reference["start"] : reference["end"]]
+            close_viewer(browser)
     assert console_errors(browser) == []
 
 

@@ -108,7 +108,7 @@ def test_a_flagged_quote_is_found_on_its_line_despite_its_escapes() -> None:
     shows the claim's escapes and underscores that the claim text has not."""
     text = "The max_wal_size [3] <b>default</b> is 9 GB."
     report = f"# Q\n\n## Findings\n\n- “{escaped(text)}” [1]\n\n## References\n\n[1] a.md — A\n"
-    claims = rule_verdicts(report, {1: evidence("The max_wal_size default is 1 GB.")})
+    claims = rule_verdicts(report, {1: [evidence("The max_wal_size default is 1 GB.")]})
 
     assert [c.verdict for c in claims] == ["unsupported"]
     assert f"[1] {UNSUPPORTED_FLAG} (unsupported)" in flag_unsupported(report, claims)

@@ -196,7 +196,8 @@ def test_a_snapshot_that_cannot_be_read_is_said_so(run: tuple[ResearchResult, st
 
     html = render_page(result, missing)
     assert 'class="snapshot-link"' not in html
-    assert html.count("The snapshot of this source is not available.") == len(result.references)
+    documents = {ref.source_id for ref in result.references}
+    assert html.count("The snapshot of this source is not available.") == len(documents)
 
 
 def test_a_run_that_stopped_early_still_has_a_page() -> None:

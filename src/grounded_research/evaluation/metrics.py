@@ -203,17 +203,21 @@ def answer_pattern(answer: str) -> re.Pattern[str]:
 
 
 def check_citations(result: ResearchResult) -> CitationCheck:
-    """Every (claim, cited evidence) pair judged by `citation_valid`; a number no
-    reference holds is an invalid citation. A run with no sources has no claims."""
+    """Every (claim, cited document) pair judged by `citation_valid`, valid when one of
+    the document's cited spans bears the claim out; a number no reference holds is an
+    invalid citation. A run with no sources has no claims."""
     if result.status == "no_sources":
         return CitationCheck()
-    by_number = {r.number: result.evidence.get(r.evidence_id) for r in result.references}
+    by_number: dict[int, list[Evidence]] = {}
+    for reference in result.references:  # a number cites a document: each span it quotes
+        record = result.evidence.get(reference.evidence_id)
+        by_number.setdefault(reference.number, []).extend([record] if record else [])
     check = CitationCheck()
     for claim in split_claims(result.report):
         valid = 0
         for number in claim.citations:
-            evidence = by_number.get(number)
-            valid += evidence is not None and citation_valid(claim.text, evidence)
+            spans = by_number.get(number, [])
+            valid += any(citation_valid(claim.text, evidence) for evidence in spans)
         check.claims += 1
         check.citations += len(claim.citations)
         check.valid_citations += valid

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.judgement import judged_by_model
-from grounded_research.gaps.rules import conflict_gaps, coverage_gaps, new_gap, uncovered
+from grounded_research.gaps.rules import DETAILS, conflict_gaps, coverage_gaps, new_gap, uncovered
 from grounded_research.models import NodeModel
 from grounded_research.state import (
     WHOLE_QUESTION_ID,
@@ -100,6 +100,7 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
             missing = uncovered(sub_question, about)
             if not missing:
                 continue
-            gap = gap.model_copy(update={"detail": "not covered: " + ", ".join(missing)})
+            detail = DETAILS["facet"].format(terms=", ".join(missing))
+            gap = gap.model_copy(update={"detail": detail})
         open_gaps.append(gap)
     return open_gaps

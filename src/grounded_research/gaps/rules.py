@@ -9,6 +9,7 @@ aimed at exactly what is missing.
 from __future__ import annotations
 
 import hashlib
+import re
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
@@ -29,6 +30,25 @@ from grounded_research.text.tokenize import tokenize
 TOP_PASSAGES_FOR_FACETS = 3
 SUPPORTING_SCORE = 0.3
 FIGURE_GAPS_PER_SUB_QUESTION = 2
+
+# A gap's detail, by kind, where it has parts a report words for its reader
+# (`detail_parts`); the other kinds' details are a reason in words already.
+DETAILS: dict[GapKind, str] = {
+    "facet": "not covered: {terms}",
+    "few_sources": "{found} independent source(s), {required} required",
+    "uncorroborated": "{subject} ({unit}): given by {found} independent source(s)",
+}
+
+
+def detail_parts(gap: Gap) -> dict[str, str]:
+    """The parts of a gap's detail as `DETAILS` wrote them; none when it holds none
+    (a gap of another kind, or written before its kind had a format)."""
+    template = DETAILS.get(gap.kind)
+    if template is None:
+        return {}
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))
+    found = re.fullmatch(pattern, gap.detail)
+    return found.groupdict() if found else {}
 
 
 def coverage_gaps(
@@ -57,11 +77,17 @@ def coverage_gaps(
         gaps.append(new_gap(state, sub_question, "unanswered", unanswered, follow_ups))
     if missing:
         gaps.append(
-            new_gap(state, sub_question, "facet", "not covered: " + ", ".join(missing), follow_ups)
+            new_gap(
+                state,
+                sub_question,
+                "facet",
+                DETAILS["facet"].format(terms=", ".join(missing)),
+                follow_ups,
+            )
         )
     if len(independent) < context.min_independent_sources:
-        detail = (
-            f"{len(independent)} independent source(s), {context.min_independent_sources} required"
+        detail = DETAILS["few_sources"].format(
+            found=len(independent), required=context.min_independent_sources
         )
         gaps.append(new_gap(state, sub_question, "few_sources", detail, follow_ups))
     gaps.extend(uncorroborated_figures(state, sub_question, ranked, context))
@@ -149,7 +175,7 @@ def uncorroborated_figures(
                     state,
                     sub_question,
                     "uncorroborated",
-                    f"{subject} ({unit}): given by {found} independent source(s)",
+                    DETAILS["uncorroborated"].format(subject=subject, unit=unit, found=found),
                     [f"{subject} {unit}"],
                 )
             )

@@ -17,7 +17,13 @@ from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
-from grounded_research.report.citations import Citations, cite, escaped, note
+from grounded_research.report.citations import (
+    LINE_MARKER,
+    Citations,
+    cite,
+    displayed,
+    note,
+)
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
 from grounded_research.text.answers import (
@@ -39,7 +45,6 @@ ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
 HEADING_LINE = re.compile(r"#{1,6}\s")
 MIN_QUOTE_WORDS = 3
-LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
@@ -95,7 +100,7 @@ def extractive_body(
     and why, the quotes below then being the closest material found. Above a group of
     quotes, the headings they lie under in their source, when they say more than the
     title: a reader sees which release, setting or section a quote belongs to."""
-    number = Citations()
+    number = Citations.of(state)
     titles = {source.id: source.title for source in state.sources.values()}
     locations = {source.id: source.location for source in state.sources.values()}
     headings_at = HeadingsAt(state, text_of)
@@ -123,7 +128,7 @@ def extractive_body(
                 if under:
                     lines.append(note(under))
                 shown = under
-            lines.append(f"- “{escaped(flat(sentence))}” {cite([number(record.id)])}")
+            lines.append(f"- “{displayed(sentence)}” {cite([number(record.id)])}")
         return "\n".join(lines)
 
     parts: list[str] = []
@@ -148,7 +153,7 @@ def shown_headings(headings: tuple[str, ...], title: str) -> str:
     Migration to Version 15.1"; the headings that only repeat the title (shown in the
     references) left out."""
     path = [h for h in headings if normalize(h) != normalize(title)]
-    return " › ".join(escaped(flat(h)) for h in path)
+    return " › ".join(displayed(h) for h in path)
 
 
 def why_not_answered(state: State) -> str:
@@ -327,7 +332,7 @@ async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, l
     text = await llm.text(
         writer_messages(state.question, language, sections, conflicts, unresolved)
     )
-    number = Citations()
+    number = Citations.of(state)
     body, problems = cite_evidence(own_body(text), aliases, number)
     if not number.numbers:
         raise ModelFailure("the report it wrote cites no evidence")
@@ -378,7 +383,3 @@ def _found(state: State, record: Evidence, alias: str) -> Found:
         text=record.text,
         published=(source.published or "") if source else "",
     )
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())

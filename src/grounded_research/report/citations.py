@@ -9,16 +9,26 @@ characters escaped (`escaped`): Markdown renders them as text and the verifier r
 citation in them; a claim is compared with its evidence with the escapes of both undone
 (`plain`), so a quote is still word for word what its evidence says. Code spans are shown
 as they are (Markdown renders their content as text) and hold no citations either.
+
+A quote is shown as a reader reads its page (`displayed`): a table row as its cells ("Cell
+mass: 0.55 kg"), without list markers, without the backslashes a page's Markdown needs
+and the report's does not (`to_thread`). Claim and evidence are compared read the same
+way (`comparable`), so a quote shown so still verifies, and the evidence keeps its text
+verbatim.
+
+A number cites a document: every passage of one source the report quotes shares its
+number, and the references list each document once with its cited spans.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from grounded_research.report.sections import AFTER_CLAIMS
-from grounded_research.state import Evidence, Verdict
+from grounded_research.report.sections import AFTER_CLAIMS, CONFLICTS_HEADING
+from grounded_research.state import Evidence, State, Verdict
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facts import checkable_content, contains_content
 from grounded_research.text.normalize import normalize
@@ -35,18 +45,40 @@ _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 # A list item that is one quotation and its citations: the report's quote of a passage
 _QUOTE_LINE = re.compile(r"^\s*[-*+•]\s+“.*”\s*(?:\[[\d,; ]+\]\s*)+$")
+# A line that starts a list item, a quotation or a heading in a page's Markdown
+LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
+_TABLE_ROW = re.compile(r"^\|(.*)\|$")
+_CELL_BREAK = re.compile(r"(?<!\\)\|")
+# Backslash escapes a quote needs not keep: of punctuation that starts no markup in the
+# middle of a line (an underscore only inside a word). `*`, `` ` ``, `~`, `&` and the
+# escapes `escaped` writes stay.
+_NEEDLESS_ESCAPE = re.compile(
+    _AS_TEXT.removesuffix(r"|\\.")
+    + r"|(?<=\w)\\(?P<needless>_)(?=\w)|\\(?P<needless_mark>[!\"#$%'()+,\-./:;=?@^{|}>])|\\."
+)
 UNSUPPORTED_FLAG = "⚠ unsupported by its citations"
 _FLAGGED = re.compile(r"\s*" + re.escape(UNSUPPORTED_FLAG) + r"\s*\(\w+\)")
 
 
 @dataclass
 class Citations:
-    """Evidence ids numbered in the order the report first cites them."""
+    """Documents numbered in the order the report first cites them, each cited evidence
+    id with its document's number (`source_of` names an id's source; without it, each id
+    is a document of its own)."""
 
-    numbers: dict[str, int] = field(default_factory=dict)
+    source_of: Callable[[str], str] | None = None
+    numbers: dict[str, int] = field(default_factory=dict)  # cited evidence id -> number
+    documents: dict[str, int] = field(default_factory=dict)  # cited source id -> number
+
+    @classmethod
+    def of(cls, state: State) -> Citations:
+        return cls(source_of=lambda evidence_id: state.record(evidence_id).source_id)
 
     def __call__(self, evidence_id: str) -> int:
-        return self.numbers.setdefault(evidence_id, len(self.numbers) + 1)
+        if evidence_id not in self.numbers:
+            source = self.source_of(evidence_id) if self.source_of else evidence_id
+            self.numbers[evidence_id] = self.documents.setdefault(source, len(self.documents) + 1)
+        return self.numbers[evidence_id]
 
 
 @dataclass(frozen=True)
@@ -70,6 +102,40 @@ def escaped(text: str) -> str:
     markup or a citation backslash-escaped, outside code spans and unless already
     escaped (text extracted from HTML comes escaped)."""
     return _MARKUP.sub(lambda m: "\\" + m[0] if m["markup"] else m[0], text)
+
+
+def displayed(text: str) -> str:
+    """A page's text as a quote shows it: `readable`, on one line, markup escaped."""
+    return escaped(readable(text))
+
+
+def readable(text: str) -> str:
+    """A page's text as its reader sees it, on one line: a table row as its cells
+    ("| Cell mass | 0.55 kg |" as "Cell mass: 0.55 kg"; a rule row left out), a list
+    item, a quotation or a heading without its marker, lines joined (after a row or an
+    item with "; "), backslash escapes that only Markdown needed undone."""
+    pieces: list[str] = []
+    item = False  # the piece before was a table row or a list item
+    for raw in text.splitlines():
+        line = raw.strip()
+        row = _TABLE_ROW.match(line)
+        marked = LINE_MARKER.match(line)
+        if row:
+            cells = [c.strip() for c in _CELL_BREAK.split(row[1])]
+            cells = [c for c in cells if c]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue  # a table's rule
+            line = cells[0] + (": " + ", ".join(cells[1:]) if len(cells) > 1 else "")
+        elif marked:
+            line = line[marked.end() :]
+        if not line:
+            continue
+        if pieces and item and not pieces[-1].endswith((".", ";", ":", "!", "?")):
+            pieces[-1] += ";"
+        pieces.append(line)
+        item = bool(row or marked)
+    flat = " ".join(" ".join(pieces).split())
+    return _NEEDLESS_ESCAPE.sub(lambda m: m["needless"] or m["needless_mark"] or m[0], flat)
 
 
 def plain(text: str) -> str:
@@ -100,15 +166,21 @@ def split_claims(report: str) -> list[ReportClaim]:
     headings shown above them (a note line starts a group of quotes; a blank line or a
     section heading ends it): those before the first section that holds no claims, the
     verifier's flags left out (a flag after the citation marker would otherwise be read
-    as a claim of its own)."""
+    as a claim of its own), the tables of the Conflicts section too (they set out the
+    values the quotes under them state)."""
     cut = AFTER_CLAIMS.search(report)
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
     under = ""
+    conflicts = False  # under the report's own Conflicts heading
     for line in unflagged(body).splitlines():
+        if line.lstrip().startswith("#") and not line.lstrip().startswith("###"):
+            conflicts = bool(CONFLICTS_HEADING.match(line.strip()))
         if not line.strip() or line.lstrip().startswith("#"):
             under = ""
             continue
+        if conflicts and _TABLE_ROW.match(line.strip()):
+            continue  # the values side by side: the quotes below them are the claims
         if _NOTE.match(line):
             under = plain(_EMPHASIS.sub("", line.strip()[1:-1]))
             continue
@@ -156,10 +228,11 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
 
 
 def comparable(text: str) -> str:
-    """Text as a claim is compared with its evidence: a claim is read off the report
-    without the bold and code marks its quote carried (`split_claims`), so the evidence
-    is read without them too; on both, escapes are undone."""
-    return normalize(plain(_EMPHASIS.sub("", text)))
+    """Text as a claim is compared with its evidence: both read as a quote shows them
+    (`readable`: a table row as its cells); a claim is read off the report without the
+    bold and code marks its quote carried (`split_claims`), so the evidence is read
+    without them too; on both, escapes are undone."""
+    return normalize(plain(_EMPHASIS.sub("", readable(text))))
 
 
 def citation_valid(claim_text: str, evidence: Evidence) -> bool:

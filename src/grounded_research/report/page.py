@@ -297,37 +297,38 @@ def _references(
     evidence: dict[str, Evidence],
     snapshots: dict[str, dict[str, Any]],
 ) -> str:
-    """Every reference with its snippet and what is known of it: the element a `[n]`
-    opens (and where its link leads without scripts)."""
-    items = []
+    """Every cited document under its number, with what is known of it and each span
+    the report quotes from it (its snippet, location, headings and a link to it in the
+    snapshot): the element a `[n]` opens (and where its link leads without scripts)."""
+    by_number: dict[int, list[Reference]] = {}
     for ref in result.references:
-        record = evidence.get(ref.evidence_id)
-        source = sources.get(ref.source_id)
-        snippet = record.text if record else ""
-        meta = [
-            ("Location", f"{ref.location}, chars {ref.start}–{ref.end}"),
-            ("Origin", ref.origin),
-            ("Headings", " › ".join(record.headings) if record and record.headings else "—"),
+        by_number.setdefault(ref.number, []).append(ref)
+    items = []
+    for number, refs in sorted(by_number.items()):
+        first = refs[0]
+        source = sources.get(first.source_id)
+        about = [
+            ("Source", first.location),
+            ("Origin", first.origin),
             ("Fetched", source.retrieved_at if source and source.retrieved_at else "—"),
             ("Published", source.published if source and source.published else "—"),
-            ("Verifier", _verdicts(ref.number, result.claims)),
+            ("Verifier", _verdicts(number, result.claims)),
         ]
-        if ref.source_id in snapshots:
-            target = f"snapshot={quote(ref.source_id)}&start={ref.start}&end={ref.end}"
-            link = (
-                f'<a class="snapshot-link" href="#{escape(target)}">Show in the snapshot '
-                f"(chars {ref.start}–{ref.end})</a>"
-            )
-        else:
-            link = '<p class="note">The snapshot of this source is not available.</p>'
+        spans = "".join(
+            _cited_span(ref, evidence.get(ref.evidence_id), ref.source_id in snapshots)
+            for ref in sorted(refs, key=lambda r: r.start)
+        )
+        missing = (
+            ""
+            if first.source_id in snapshots
+            else '<p class="note">The snapshot of this source is not available.</p>'
+        )
         items.append(
-            f'<li id="ref-{ref.number}" class="ref" data-ref="{ref.number}">'
-            f'<p class="ref-head"><span class="num">[{ref.number}]</span> '
-            f"<cite>{escape(ref.title or ref.location)}</cite></p>"
-            f'<blockquote class="snippet">{escape(snippet)}</blockquote>'
-            '<dl class="meta">'
-            + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in meta)
-            + f"</dl>{link}</li>"
+            f'<li id="ref-{number}" class="ref" data-ref="{number}">'
+            f'<p class="ref-head"><span class="num">[{number}]</span> '
+            f"<cite>{escape(first.title or first.location)}</cite></p>"
+            + _meta(about)
+            + f"{missing}{spans}</li>"
         )
     if not items:
         return ""
@@ -335,6 +336,35 @@ def _references(
         '<section id="references" aria-labelledby="references-title">'
         f'<h2 id="references-title">References</h2><ol class="refs">{"".join(items)}</ol>'
         "</section>"
+    )
+
+
+def _cited_span(ref: Reference, record: Evidence | None, in_snapshot: bool) -> str:
+    """One span the report quotes from a document: its passage verbatim, where it lies,
+    and a link to it highlighted in the snapshot."""
+    meta = [
+        ("Location", f"chars {ref.start}–{ref.end}"),
+        ("Headings", " › ".join(record.headings) if record and record.headings else "—"),
+    ]
+    link = ""
+    if in_snapshot:
+        target = f"snapshot={quote(ref.source_id)}&start={ref.start}&end={ref.end}"
+        link = (
+            f'<a class="snapshot-link" href="#{escape(target)}">Show in the snapshot '
+            f"(chars {ref.start}–{ref.end})</a>"
+        )
+    return (
+        f'<div class="span" data-evidence="{escape(ref.evidence_id)}">'
+        f'<blockquote class="snippet">{escape(record.text if record else "")}</blockquote>'
+        f"{_meta(meta)}{link}</div>"
+    )
+
+
+def _meta(items: list[tuple[str, str]]) -> str:
+    return (
+        '<dl class="meta">'
+        + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items)
+        + "</dl>"
     )
 
 

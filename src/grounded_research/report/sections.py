@@ -56,8 +56,8 @@ LABELS: dict[Language, dict[str, str]] = {
         "not_answered": "The sources searched do not answer this question ({why}); the "
         "closest material found is quoted below.",
         "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
-        "vs": "vs",
-        "latest": "most recent source",
+        "latest": "most recent",
+        "conflict_columns": "| value | source | date |",
         "reprint_of": "reprints",
         "further_sources_note": "Found for this question but left out of the evidence by the "
         "token budget; nothing above quotes them.",
@@ -67,6 +67,20 @@ LABELS: dict[Language, dict[str, str]] = {
         "more_not_used": "{count} more sources could not be used (see the evidence table)",
         "searches_failed": "{failed} of {calls} search calls failed (see the warnings)",
         "limits": "The run's limits cut it short: {limits}",
+        # What stays open, in words (`unresolved.in_plain_words`): {about} is the
+        # sub-question, or the question as "this question".
+        "this_question": "this question",
+        "about": "“{text}”",
+        "on": "On {about}: {sentence}",
+        "gap_no_evidence": "No source found speaks to {about}.",
+        "gap_facet": "No source found mentions {terms}.",
+        "gap_few_sources": "Only {found} independent source answers {about}; {required} are "
+        "wanted.",
+        "gap_no_sources": "No independent source answers {about}.",
+        "gap_uncorroborated": "Only one source gives a figure in {unit} for {subject}; no "
+        "second source confirms it.",
+        "gap_conflict": "Sources disagree on {subject}: {values} (see {conflicts}).",
+        "or": "or",
     },
     "zh": {
         "findings": "结论",
@@ -74,8 +88,8 @@ LABELS: dict[Language, dict[str, str]] = {
         "closest": "最接近的内容",
         "not_answered": "检索到的资料没有回答这个问题（{why}）；下面引用的是找到的最接近的内容。",
         "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
-        "vs": "对比",
-        "latest": "最新来源",
+        "latest": "最新",
+        "conflict_columns": "| 数值 | 来源 | 日期 |",
         "reprint_of": "转载自",
         "further_sources_note": "与本问题相关，但因篇幅预算未纳入证据；上文未引用。",
         "no_sources": "未找到任何来源。检索到的资料中没有与此问题相关的内容，"
@@ -84,6 +98,16 @@ LABELS: dict[Language, dict[str, str]] = {
         "more_not_used": "另有 {count} 个来源无法使用（见证据表）",
         "searches_failed": "{calls} 次检索中有 {failed} 次失败（见警告）",
         "limits": "运行限额提前结束了工作：{limits}",
+        "this_question": "这个问题",
+        "about": "“{text}”",
+        "on": "关于{about}：{sentence}",
+        "gap_no_evidence": "没有找到与{about}相关的来源。",
+        "gap_facet": "找到的来源都没有提到{terms}。",
+        "gap_few_sources": "只有 {found} 个独立来源回答{about}；需要 {required} 个。",
+        "gap_no_sources": "没有独立来源回答{about}。",
+        "gap_uncorroborated": "只有一个来源给出{subject}以 {unit} 计的数值，没有第二个来源证实。",
+        "gap_conflict": "来源在{subject}上说法不一：{values}（见“{conflicts}”）。",
+        "or": "或",
     },
 }
 
@@ -107,6 +131,11 @@ def _names(sections: list[Section]) -> str:
 AFTER_CLAIMS = re.compile(
     r"^#{1,6}\s*(?:" + _names([s for s in SECTIONS if not s.holds_claims]) + ")",
     re.IGNORECASE | re.MULTILINE,
+)
+# The heading of the report's Conflicts section, whose tables are the report's own
+# summary of the quotes below them, not claims.
+CONFLICTS_HEADING = re.compile(
+    r"^#{1,6}\s*(?:" + _names([_BY_KEY["conflicts"]]) + r")\s*$", re.IGNORECASE
 )
 # A heading a model wrote for a section the report adds itself.
 REPORT_OWN = re.compile(

@@ -32,20 +32,23 @@ _MARKUP_CHARS = re.compile(r"[*_`“”\"]")
 async def verify(state: State, llm: NodeModel | None) -> tuple[list[Claim], str]:
     """Every claim of the report with its verdict, and the report with the unsupported
     ones flagged."""
-    by_number = {r.number: state.record(r.evidence_id) for r in state.references}
+    by_number: dict[int, list[Evidence]] = {}
+    for reference in state.references:  # a number cites a document: each span it quotes
+        by_number.setdefault(reference.number, []).append(state.record(reference.evidence_id))
     claims = rule_verdicts(state.report, by_number)
     if llm is not None:
         claims = await checked_by_model(llm, claims, by_number)
     return claims, flag_unsupported(state.report, claims)
 
 
-def rule_verdicts(report: str, by_number: dict[int, Evidence]) -> list[Claim]:
+def rule_verdicts(report: str, by_number: dict[int, list[Evidence]]) -> list[Claim]:
     """The rules' verdict on each claim; a claim citing a reference that does not exist
     is an invalid citation whatever its words."""
     claims: list[Claim] = []
     for position, claim in enumerate(split_claims(report), start=1):
         known = [n for n in claim.citations if n in by_number]
-        verdict, note, verbatim = judge(claim.text, [by_number[n] for n in known])
+        cited = [record for n in dict.fromkeys(known) for record in by_number[n]]
+        verdict, note, verbatim = judge(claim.text, cited)
         if len(known) < len(claim.citations):
             verdict, verbatim = "invalid_citation", False
             missing = sorted(set(claim.citations) - set(known))
@@ -55,7 +58,7 @@ def rule_verdicts(report: str, by_number: dict[int, Evidence]) -> list[Claim]:
                 id=f"c{position}",
                 text=claim.text,
                 citations=claim.citations,
-                evidence_ids=[by_number[n].id for n in known],
+                evidence_ids=[record.id for record in cited],
                 verdict=verdict,
                 note=note,
                 verbatim=verbatim,
@@ -65,7 +68,7 @@ def rule_verdicts(report: str, by_number: dict[int, Evidence]) -> list[Claim]:
 
 
 async def checked_by_model(
-    llm: NodeModel, claims: list[Claim], by_number: dict[int, Evidence]
+    llm: NodeModel, claims: list[Claim], by_number: dict[int, list[Evidence]]
 ) -> list[Claim]:
     """Model verdicts for the claims that cite real evidence without quoting it."""
     to_check = [c for c in claims if c.evidence_ids and not c.verbatim]
@@ -79,7 +82,7 @@ async def checked_by_model(
 
 
 async def check_batch(
-    llm: NodeModel, batch: list[Claim], by_number: dict[int, Evidence]
+    llm: NodeModel, batch: list[Claim], by_number: dict[int, list[Evidence]]
 ) -> dict[str, Claim]:
     """The batch's claims with the model's verdicts; the rules' where it gave none."""
     shown = [
@@ -87,9 +90,9 @@ async def check_batch(
             id=claim.id,
             text=claim.text,
             evidence=[
-                Found(id=str(n), title="", location="", text=by_number[n].text)
+                Found(id=str(n), title="", location="", text=record.text)
                 for n in dict.fromkeys(claim.citations)
-                if n in by_number
+                for record in by_number.get(n, [])
             ],
         )
         for claim in batch

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable
 
 from grounded_research.gaps.kinds import CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
-from grounded_research.report.body import LINE_MARKER, body_by_model, extractive_body, flat
-from grounded_research.report.citations import Citations, cite, escaped
+from grounded_research.report.body import body_by_model, extractive_body
+from grounded_research.report.citations import Citations, cite, displayed, escaped
 from grounded_research.report.sections import LABELS, Language, heading, language
+from grounded_research.report.unresolved import unresolved_lines
 from grounded_research.state import Gap, Reference, Source, State
 from grounded_research.text.dates import date_key
 
@@ -56,8 +57,9 @@ async def write(
 
 
 def conflicts_section(state: State, number: Citations, lang: Language) -> str:
-    """Each disagreement of the last gap check: the values side by side, dated, each
-    side quoted; the most recent source named when one is."""
+    """Each disagreement of the last gap check: a small table of its values, each with
+    its source and date (the most recent first, and marked when it alone is), then each
+    side quoted."""
     labels = LABELS[lang]
     conflicts = [g for g in state.open_gaps() if g.kind in CONFLICT_KINDS]
     if not conflicts:
@@ -67,41 +69,33 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
         dated = []
         for side in gap.sides:
             record = state.record(side.evidence_id)
-            when = date_key(state.sources[record.source_id].published)
-            dated.append((when, side, number(side.evidence_id)))
-        by_value: dict[str, list[tuple[str, int]]] = {}
-        for when, side, n in dated:
-            by_value.setdefault(side.value, []).append((when, n))
-        summary = f" {labels['vs']} ".join(
-            f"{escaped(value)} {cite([n for _, n in cited])}"
-            + (
-                f" ({max(w for w, _ in cited).replace('-00', '')})"
-                if any(w for w, _ in cited)
-                else ""
-            )
-            for value, cited in by_value.items()
-        )
-        latest = max(dated, key=lambda d: d[0])
-        if latest[0] and sum(1 for d in dated if d[0] == latest[0]) == 1:
-            summary += f"; {labels['latest']}: {cite([latest[2]])}"
-        quotes = "\n".join(
-            f"- “{escaped(flat(LINE_MARKER.sub('', side.sentence)))}” {cite([n])}"
-            for _, side, n in dated
-        )
-        blocks.append(f"### {escaped(gap.subject)}: {summary}\n\n{quotes}\n")
+            source = state.sources[record.source_id]
+            dated.append((date_key(source.published), side, number(side.evidence_id), source))
+        dated.sort(key=lambda d: d[0], reverse=True)  # undated last
+        latest = dated[0][0] if sum(1 for d in dated if d[0] == dated[0][0]) == 1 else ""
+        rows = [
+            f"| {_cell(side.value)} | {cite([n])} {_cell(source.location)} | "
+            + _cell(when.replace("-00", "") or "—")
+            + (f" ({labels['latest']})" if when and when == latest else "")
+            + " |"
+            for when, side, n, source in dated
+        ]
+        quotes = "\n".join(f"- “{displayed(side.sentence)}” {cite([n])}" for _, side, n, _ in dated)
+        table = "\n".join([labels["conflict_columns"], "| --- | --- | --- |", *rows])
+        blocks.append(f"### {escaped(gap.subject)}\n\n{table}\n\n{quotes}\n")
     return f"{heading('conflicts', lang)}\n\n" + "\n".join(blocks)
 
 
+def _cell(text: str) -> str:
+    """Text in a cell of a Markdown table: on one line, its pipes escaped."""
+    return escaped(" ".join(text.split())).replace("|", "\\|")
+
+
 def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
-    """What stays open: missing evidence per sub-question, the disagreements, then what
-    the run could not read or search and the budgets that cut it short."""
-    texts = {sq.id: sq.text for sq in state.sub_questions}
-    lines = [
-        f"- {texts.get(gap.sub_question_id, state.question)}: {gap.detail}"
-        for gap in gaps
-        if gap.kind not in CONFLICT_KINDS
-    ]
-    lines += [f"- {gap.detail}" for gap in gaps if gap.kind in CONFLICT_KINDS]
+    """What stays open, in plain words (`unresolved`): missing evidence per
+    sub-question, the disagreements, then what the run could not read or search and the
+    budgets that cut it short."""
+    lines = [f"- {line}" for line in unresolved_lines(state, gaps, lang)]
     lines += [f"- {line}" for line in not_searched_or_read(state, lang)]
     if not lines:
         return ""
@@ -197,8 +191,15 @@ def make_references(state: State, number: Citations) -> list[Reference]:
 
 
 def references_section(references: list[Reference], lang: Language) -> str:
-    lines = [
-        f"[{r.number}] {r.location} — {r.title} ({r.origin}, chars {r.start}–{r.end})"
-        for r in references
-    ]
-    return f"{heading('references', lang)}\n\n" + "\n".join(lines) + "\n"
+    """One entry per cited document, under its number, with the spans the report
+    quotes from it listed under it."""
+    by_number: dict[int, list[Reference]] = {}
+    for reference in references:
+        by_number.setdefault(reference.number, []).append(reference)
+    entries = []
+    for n, spans in sorted(by_number.items()):
+        first = spans[0]
+        lines = [f"[{n}] {first.location} — {first.title} ({first.origin})"]
+        lines += [f"- chars {r.start}–{r.end}" for r in sorted(spans, key=lambda r: r.start)]
+        entries.append("\n".join(lines))
+    return f"{heading('references', lang)}\n\n" + "\n\n".join(entries) + "\n"
