@@ -121,6 +121,14 @@ class RunSession:
             self._pages[page.url] = future
         return page
 
+    def close(self) -> None:
+        """The run is over (finished, failed or cancelled): a fetch still in flight, which
+        a search that timed out left behind or a cancelled branch no longer awaits,
+        stops here instead of outliving it."""
+        for page in self._pages.values():
+            if not page.done():
+                page.cancel()
+
     async def _fetch(self, url: str) -> WebPage:
         async with self.fetch_slots:
             left = self.time_left()
