@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from grounded_research.configuration import Context
@@ -109,6 +110,14 @@ class RunSession:
         task = asyncio.ensure_future(self._fetch(url))
         self._pages[url] = task
         return await asyncio.shield(task), True
+
+    async def result_page(self, url: str, title: str) -> tuple[WebPage, bool]:
+        """A search result's page, as `page` gives it; a page that names no title of
+        its own takes the one the search gave."""
+        page, fetched_here = await self.page(url)
+        if page.status == "fetched" and not page.title:
+            page = replace(page, title=title or url)
+        return page, fetched_here
 
     def remember(self, page: WebPage) -> WebPage:
         """A page whose text a search API supplied: the run reuses it, unfetched."""
