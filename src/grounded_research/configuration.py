@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
@@ -37,7 +38,7 @@ SelectionStrategy = Literal["auto", "none", "keyword", "embeddings", "hybrid"]
 TavilySearchDepth = Literal["basic", "advanced"]
 TavilyTopic = Literal["general", "news", "finance"]
 TavilyTimeRange = Literal["", "day", "week", "month", "year"]
-RETRIEVERS = ("local", "tavily", "searxng", "urls")
+RETRIEVERS = ("local", "tavily", "searxng", "mcp", "urls")
 
 
 @dataclass(frozen=True)
@@ -536,6 +537,11 @@ class Context:
         if "mcp" in names:
             if not self.mcp_server.strip() or not self.mcp_tool:
                 return "the mcp retriever needs --mcp-server URL|COMMAND and --mcp-tool NAME"
+            if not self.mcp_server_is_url:
+                try:
+                    shlex.split(self.mcp_server)
+                except ValueError as error:
+                    return f"--mcp-server {self.mcp_server!r} is not a command line: {error}"
             if not self.mcp_server_is_url and not self.allow_mcp_server_start:
                 return (
                     f"starting the MCP server {self.mcp_server.strip()!r} needs "

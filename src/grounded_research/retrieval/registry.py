@@ -39,6 +39,10 @@ def build_retrievers(
             from grounded_research.retrieval.searxng import SearxngRetriever
 
             retrievers.append(SearxngRetriever(context, session))
+        elif name == "mcp":
+            from grounded_research.retrieval.mcp_tools import McpToolRetriever
+
+            retrievers.append(McpToolRetriever(context, session))
         elif name == "urls":
             from grounded_research.retrieval.urls import UrlsRetriever
 
