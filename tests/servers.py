@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 Reply = tuple[int, dict[str, str], bytes]
 Route = Callable[["Request"], Reply]
@@ -144,6 +145,47 @@ def tavily_route(
             "results": results(query)[: int(query.get("max_results", 5))],
             "response_time": round(time.perf_counter() - started, 2),
             "request_id": str(uuid.uuid4()),
+        }
+        return 200, {"Content-Type": "application/json"}, json.dumps(answer).encode()
+
+    return route
+
+
+def searxng_route(
+    results: Callable[[str], list[dict[str, Any]]], formats: tuple[str, ...] = ("html", "json")
+) -> Route:
+    """GET /search?q=…&format=json as SearXNG answers it: 403 for a format its settings do
+    not enable, else its JSON (results with url, title, content, engine, score, …)."""
+
+    def route(request: Request) -> Reply:
+        query = parse_qs(urlsplit(request.path).query)
+        asked = query.get("format", ["html"])[0]
+        if asked not in formats:
+            return 403, {"Content-Type": "text/html"}, b"<h1>403 Forbidden</h1>"
+        q = query.get("q", [""])[0]
+        found = [
+            {
+                "template": "default.html",
+                "engine": "duckduckgo",
+                "engines": ["duckduckgo"],
+                "positions": [i + 1],
+                "score": 1.0 / (i + 1),
+                "category": "general",
+                "publishedDate": None,
+                "content": "",
+                **result,
+            }
+            for i, result in enumerate(results(q))
+        ]
+        answer = {
+            "query": q,
+            "number_of_results": 0,
+            "results": found,
+            "answers": [],
+            "corrections": [],
+            "infoboxes": [],
+            "suggestions": [],
+            "unresponsive_engines": [],
         }
         return 200, {"Content-Type": "application/json"}, json.dumps(answer).encode()
 

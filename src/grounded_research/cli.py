@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -351,13 +352,77 @@ def serve(
         server.server_close()
 
 
+mcp_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+TRANSPORTS = ("stdio", "http")
+
+
+@mcp_app.command(
+    cls=UsageErrorIsBadInput,
+    help="Serve research as MCP tools (stdio, or streamable HTTP at /mcp) until stopped.",
+)
+def mcp(
+    corpus: Annotated[
+        list[Path] | None,
+        typer.Option(help="A folder (or .jsonl file) callers may research; repeat for more."),
+    ] = None,
+    transport: Annotated[str, typer.Option(help="'stdio' (default) or 'http'.")] = "stdio",
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (http); anything but loopback is open.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (http; 0: any free one).")
+    ] = 8766,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            help="The operator's policy (TOML, as for the LangGraph server); default: the "
+            "file GROUNDED_RESEARCH_SERVER_CONFIG names, else the strictest."
+        ),
+    ] = None,
+) -> None:
+    try:
+        if transport not in TRANSPORTS:
+            raise InputError(f"--transport must be stdio or http, got {transport!r}")
+        from grounded_research.policy import ServerPolicy
+
+        policy = ServerPolicy.load(config) if config else ServerPolicy.from_environment()
+        try:
+            from grounded_research.mcp_server import build_server, listening_socket, with_folders
+        except ImportError as missing:
+            raise InputError(
+                f"the mcp command needs the 'mcp' extra ({missing.name} is missing): "
+                "pip install 'grounded-research[mcp]'"
+            ) from None
+
+        policy = with_folders(policy, corpus or [])
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+    server = build_server(policy)
+    if transport == "stdio":
+        server.run("stdio")
+        return
+    try:
+        sock = listening_socket(host, port)
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}", 1)
+    if host not in LOOPBACK:
+        print(f"warning: listening on {host}: whoever reaches it may run research", file=sys.stderr)
+    from grounded_research.mcp_server import serve_http
+
+    with suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
+        asyncio.run(serve_http(server, sock, host))
+
+
 def main() -> None:
     """Entry point: `grounded-research eval …` runs the evaluation, `serve …` serves past
-    runs, anything else is a run."""
+    runs, `mcp …` serves research as MCP tools, anything else is a run."""
     if len(sys.argv) > 1 and sys.argv[1] == "eval":
         from grounded_research.evaluation.cli import app as eval_app
 
         eval_app(args=sys.argv[2:], prog_name="grounded-research eval")
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "mcp":
+        mcp_app(args=sys.argv[2:], prog_name="grounded-research mcp")
         return
     if len(sys.argv) > 1 and sys.argv[1] == "serve":
         serve_app(args=sys.argv[2:], prog_name="grounded-research serve")

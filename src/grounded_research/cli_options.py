@@ -133,6 +133,10 @@ def context_from_options(**options: Any) -> Context:
 
 
 def check_corpus(context: Context) -> None:
+    """The corpus, and whatever else the chosen retrievers need, before any work."""
+    problem = context.retriever_problem()
+    if problem:
+        raise InputError(problem)
     if "local" not in context.retriever_names:
         return
     if not context.corpus:

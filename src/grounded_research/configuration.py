@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
@@ -37,6 +38,7 @@ SelectionStrategy = Literal["auto", "none", "keyword", "embeddings", "hybrid"]
 TavilySearchDepth = Literal["basic", "advanced"]
 TavilyTopic = Literal["general", "news", "finance"]
 TavilyTimeRange = Literal["", "day", "week", "month", "year"]
+RETRIEVERS = ("local", "tavily", "searxng", "mcp", "urls")
 
 
 @dataclass(frozen=True)
@@ -145,9 +147,9 @@ class Context:
     retrievers: str = field(
         default="auto",
         metadata=knob(
-            "Comma-separated retrievers: local, tavily, urls. 'auto': local with a corpus, "
-            "tavily when TAVILY_API_KEY is set and there is no corpus, plus urls when urls are "
-            "given.",
+            "Comma-separated retrievers: local, tavily, searxng, mcp, urls. 'auto': local "
+            "with a corpus, plus urls when urls are given; with neither, searxng when "
+            "searxng_url is set, else tavily when TAVILY_API_KEY is set.",
             cli=Cli("--retriever"),
             server=FromList("retrievers", default=None, separator=","),
         ),
@@ -369,6 +371,51 @@ class Context:
             "Tavily API base URL (tests point it at a local server).", server=OPERATOR_ONLY
         ),
     )
+    searxng_url: str = field(
+        default="",
+        metadata=knob(
+            "Base URL of a SearXNG instance for the 'searxng' retriever (its JSON API, "
+            "/search?format=json, must be on in its settings.yml). Asked directly, as the "
+            "operator's own service; the pages it finds pass the SSRF guard.",
+            cli=ON_CLI,
+            server=OPERATOR_ONLY,
+        ),
+    )
+    searxng_max_results: int = field(
+        default=5,
+        metadata=knob("Most pages one SearXNG search returns.", ge=0, server=UP_TO_OPERATOR),
+    )
+    mcp_server: str = field(
+        default="",
+        metadata=knob(
+            "The MCP server the 'mcp' retriever asks: an http(s) URL (streamable HTTP), or a "
+            "command and its arguments, split as a shell would split them but never run by "
+            "a shell (starting it needs allow_mcp_server_start).",
+            cli=Cli(metavar="URL|COMMAND"),
+            server=OPERATOR_ONLY,
+        ),
+    )
+    mcp_tool: str = field(
+        default="",
+        metadata=knob(
+            "The tool of mcp_server the 'mcp' retriever calls with each query.",
+            cli=Cli(metavar="NAME"),
+            server=OPERATOR_ONLY,
+        ),
+    )
+    mcp_query_argument: str = field(
+        default="query",
+        metadata=knob("The argument of mcp_tool that receives the query.", server=OPERATOR_ONLY),
+    )
+    allow_mcp_server_start: bool = field(
+        default=False,
+        metadata=knob(
+            "Consent to start mcp_server's command as a process (it runs with your rights); "
+            "off, a command is refused and only a URL may be asked.",
+            cli=ON_CLI,
+            server=OPERATOR_ONLY,
+        ),
+    )
     search_concurrency: int = field(
         default=8,
         metadata=knob(
@@ -470,9 +517,42 @@ class Context:
         picked = ["local"] if self.corpus else []
         if self.urls:
             picked.append("urls")
+        if not picked and self.searxng_url:
+            picked.append("searxng")
         if not picked:
             picked.append("tavily" if os.environ.get("TAVILY_API_KEY") else "local")
         return picked
+
+    def retriever_problem(self) -> str:
+        """What the chosen retrievers lack to run ('' when nothing): asked before a run
+        starts, and again when its retrievers are built."""
+        names = self.retriever_names
+        unknown = [name for name in names if name not in RETRIEVERS]
+        if unknown:
+            return f"unknown retriever {unknown[0]!r} (known: {', '.join(RETRIEVERS)})"
+        if "searxng" in names and not self.searxng_url:
+            return "the searxng retriever needs --searxng-url URL"
+        if "urls" in names and not self.urls:
+            return "the urls retriever needs URLs (--urls FILE)"
+        if "mcp" in names:
+            if not self.mcp_server.strip() or not self.mcp_tool:
+                return "the mcp retriever needs --mcp-server URL|COMMAND and --mcp-tool NAME"
+            if not self.mcp_server_is_url:
+                try:
+                    shlex.split(self.mcp_server)
+                except ValueError as error:
+                    return f"--mcp-server {self.mcp_server!r} is not a command line: {error}"
+            if not self.mcp_server_is_url and not self.allow_mcp_server_start:
+                return (
+                    f"starting the MCP server {self.mcp_server.strip()!r} needs "
+                    "--allow-mcp-server-start (it runs as a process with your rights)"
+                )
+        return ""
+
+    @property
+    def mcp_server_is_url(self) -> bool:
+        """Whether `mcp_server` names a server to connect to, not a command to start."""
+        return self.mcp_server.strip().lower().startswith(("http://", "https://"))
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> Context:

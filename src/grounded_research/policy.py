@@ -3,12 +3,13 @@
 On the command line and in Python the caller is the operator, and every `Context` field
 is theirs. A server runs the graph for callers it does not trust with the operator's
 keys, files and network: `server.py` (the graph `langgraph.json` registers) passes every
-run's values through `ServerPolicy.admit`, which any other entry point serving others
-(an MCP server) reuses as it is. Each knob's `server` rule in `configuration.py` says
-what a run may do with it:
+run's values through `ServerPolicy.admit`, and so does the MCP server (`mcp_server.py`),
+after lowering the limits a call asks above their ceilings (`ServerPolicy.clamp`). Each
+knob's `server` rule in `configuration.py` says what a run may do with it:
 
-- operator only (`cache_dir`, `base_url`, `tavily_base_url`, `embeddings_base_url`,
-  `allow_private_network`, `chunk_size`): a run gets the operator's value;
+- operator only (`cache_dir`, `base_url`, `tavily_base_url`, `searxng_url`,
+  `embeddings_base_url`, `allow_private_network`, `chunk_size`, the `mcp_*` retriever's
+  server, tool and consent to start it): a run gets the operator's value;
 - registered (`corpus`): a run names one of the operator's corpora and gets its folder;
 - from a list (`model` and the step models, `embeddings`, `retrievers`): a run picks
   from the operator's list;
@@ -155,6 +156,28 @@ class ServerPolicy:
         if refused:
             raise RunRefused("not allowed on this server: " + "; ".join(refused))
         return context
+
+    def clamp(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        """`given` with each limit above the server's ceiling lowered to it, and a note
+        for each one lowered. For callers that pick numbers freely (a model calling the
+        MCP server's tool), whom a refusal would only send back to guess lower; `admit`
+        still judges everything else, and a value of the wrong type is left for it."""
+        clamped = dict(given)
+        notes: list[str] = []
+        for name, value in given.items():
+            spec = KNOBS.get(name)
+            rule = server_rule(spec) if spec is not None else None
+            if not isinstance(rule, Ceiling) or isinstance(value, bool):
+                continue
+            if not isinstance(value, int | float):
+                continue
+            ceiling = self.ceilings[name]
+            if rule.zero_is_unlimited and ceiling == 0:
+                continue
+            if value > ceiling or (rule.zero_is_unlimited and value == 0):
+                clamped[name] = ceiling
+                notes.append(f"{name} {value:g} lowered to the server's ceiling of {ceiling:g}")
+        return clamped, notes
 
     def _retrievers_problem(self, context: Context) -> list[str]:
         """'auto' stands for retrievers picked at run time (Tavily when its key is set

@@ -93,6 +93,10 @@ class RunResources:
         """The folder of the corpus's index (its passages' vectors are kept there too)."""
         return self.corpus().index_dir
 
+    def close(self) -> None:
+        """The run is over: nothing it started goes on."""
+        self.session.close()
+
     def retrievers(self) -> list[Retriever]:
         """The configured retrievers on this run's corpus and limits. What a branch gets
         are views: only what it found out itself (pages it fetched, sources it could
@@ -163,10 +167,17 @@ class CompiledRunGraph(CompiledStateGraph[Any, Context, Any, Any]):
     ) -> Iterator[Any]:
         return super().stream(*args, context=RunContext.start(context, self.policy), **kwargs)
 
-    def astream(
+    async def astream(
         self, *args: Any, context: Context | Mapping[str, Any] | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        return super().astream(*args, context=RunContext.start(context, self.policy), **kwargs)
+        """The run's chunks; when it ends, however it ends (a caller that cancels it, as an
+        MCP client does), so does every fetch it started."""
+        run = RunContext.start(context, self.policy)
+        try:
+            async for chunk in super().astream(*args, context=run, **kwargs):
+                yield chunk
+        finally:
+            run.resources.close()
 
 
 class RunGraph(StateGraph[Any, Context, Any, Any]):

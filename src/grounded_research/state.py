@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_t
 from pydantic import BaseModel, Field
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
-Origin = Literal["local", "web"]
+Origin = Literal["local", "web", "mcp"]
 GapKind = Literal[
     "no_evidence",
     "unanswered",

@@ -40,6 +40,8 @@ NOT_FOR_THE_COMMAND_LINE = (
     "pypdf",
     "tavily",
     "httpx",
+    "mcp",
+    "uvicorn",
     "jieba",
     "bm25s",
     "tiktoken",
@@ -54,6 +56,7 @@ NOT_WITH_THE_GRAPH = (
     "jieba",
     "pypdf",
     "tavily",
+    "mcp",
     "langchain_openai",
 )
 
@@ -97,8 +100,19 @@ def test_importing_the_cli_loads_nothing_of_a_run() -> None:
         ("--no-such-option",),
         ("eval", "--no-such-option"),
         ("serve", "--no-such-option"),
+        ("mcp", "--help"),
+        ("mcp", "--no-such-option"),
     ],
-    ids=["help", "eval-help", "serve-help", "usage-error", "eval-usage-error", "serve-error"],
+    ids=[
+        "help",
+        "eval-help",
+        "serve-help",
+        "usage-error",
+        "eval-usage-error",
+        "serve-error",
+        "mcp-help",
+        "mcp-error",
+    ],
 )
 def test_help_and_usage_errors_load_nothing_of_a_run(argv: tuple[str, ...]) -> None:
     modules = modules_after(command(*argv))

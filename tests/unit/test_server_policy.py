@@ -77,15 +77,22 @@ def test_every_path_url_and_network_switch_is_the_operators() -> None:
     reaching_out = {
         name
         for name in KNOBS
-        if name.endswith(("_url", "_dir")) or name in ("allow_private_network", "chunk_size")
+        if name.endswith(("_url", "_dir"))
+        or name.startswith(("mcp_", "allow_"))
+        or name in ("allow_private_network", "chunk_size")
     }
     assert reaching_out == {
         "base_url",
         "embeddings_base_url",
         "tavily_base_url",
+        "searxng_url",
         "cache_dir",
         "allow_private_network",
         "chunk_size",
+        "mcp_server",
+        "mcp_tool",
+        "mcp_query_argument",
+        "allow_mcp_server_start",
     }
     for name in reaching_out:
         assert isinstance(server_rule(KNOBS[name]), OperatorOnly), name

@@ -18,6 +18,7 @@ import numpy as np
 from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit
 from grounded_research.retrieval.web import WebPage
+from grounded_research.state import Origin
 from grounded_research.text.chunking import Chunk, chunk_text
 from grounded_research.text.tokenize import tokenize
 
@@ -46,8 +47,11 @@ def _passages(sha256: str, text: str, title: str, location: str, chunk_size: int
     )
 
 
-def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> list[SearchHit]:
-    """The `k` passages of these pages that best match `query` (BM25F), best first."""
+def rank_passages(
+    pages: list[WebPage], query: str, k: int, chunk_size: int, origin: Origin = "web"
+) -> list[SearchHit]:
+    """The `k` passages of these pages that best match `query` (BM25F), best first,
+    labelled with the `origin` of the retriever that found them."""
     found: list[tuple[WebPage, Chunk]] = []
     streams: dict[str, list[list[str]]] = {"body": [], "heading": [], "title": [], "path": []}
     chunk_document: list[int] = []
@@ -81,7 +85,7 @@ def rank_passages(pages: list[WebPage], query: str, k: int, chunk_size: int) -> 
                 end=chunk.end,
                 text=page.text[chunk.start : chunk.end],
                 score=round(float(scores[i]), 6),
-                origin="web",
+                origin=origin,
                 published=page.published,
                 retrieved_at=page.fetched_at or None,
                 note=page_note(page),

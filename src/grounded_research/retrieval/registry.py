@@ -11,8 +11,6 @@ from grounded_research.retrieval.base import Retriever
 from grounded_research.retrieval.local import LocalCorpus
 from grounded_research.retrieval.session import Limited, RunSession
 
-KNOWN_RETRIEVERS = ("local", "tavily", "urls")
-
 
 def build_retrievers(
     context: Context, session: RunSession, corpus: Callable[[], LocalCorpus]
@@ -23,6 +21,9 @@ def build_retrievers(
     names = context.retriever_names
     if not names:
         raise ConfigurationError("no retriever configured")
+    problem = context.retriever_problem()
+    if problem:
+        raise ConfigurationError(problem)
     retrievers: list[Retriever] = []
     for name in names:
         if name == "local":
@@ -34,13 +35,16 @@ def build_retrievers(
             if not api_key:
                 raise ConfigurationError("the tavily retriever needs TAVILY_API_KEY to be set")
             retrievers.append(TavilyRetriever(context, session, api_key))
+        elif name == "searxng":
+            from grounded_research.retrieval.searxng import SearxngRetriever
+
+            retrievers.append(SearxngRetriever(context, session))
+        elif name == "mcp":
+            from grounded_research.retrieval.mcp_tools import McpToolRetriever
+
+            retrievers.append(McpToolRetriever(context, session))
         elif name == "urls":
             from grounded_research.retrieval.urls import UrlsRetriever
 
-            if not context.urls:
-                raise ConfigurationError("the urls retriever needs URLs (--urls FILE)")
             retrievers.append(UrlsRetriever(context, session))
-        else:
-            known = ", ".join(KNOWN_RETRIEVERS)
-            raise ConfigurationError(f"unknown retriever {name!r} (known: {known})")
     return retrievers

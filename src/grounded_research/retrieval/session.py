@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from grounded_research.configuration import Context
@@ -110,6 +111,14 @@ class RunSession:
         self._pages[url] = task
         return await asyncio.shield(task), True
 
+    async def result_page(self, url: str, title: str) -> tuple[WebPage, bool]:
+        """A search result's page, as `page` gives it; a page that names no title of
+        its own takes the one the search gave."""
+        page, fetched_here = await self.page(url)
+        if page.status == "fetched" and not page.title:
+            page = replace(page, title=title or url)
+        return page, fetched_here
+
     def remember(self, page: WebPage) -> WebPage:
         """A page whose text a search API supplied: the run reuses it, unfetched."""
         known = self._pages.get(page.url)
@@ -120,6 +129,14 @@ class RunSession:
             future.set_result(page)
             self._pages[page.url] = future
         return page
+
+    def close(self) -> None:
+        """The run is over (finished, failed or cancelled): a fetch still in flight, which
+        a search that timed out left behind or a cancelled branch no longer awaits,
+        stops here instead of outliving it."""
+        for page in self._pages.values():
+            if not page.done():
+                page.cancel()
 
     async def _fetch(self, url: str) -> WebPage:
         async with self.fetch_slots:

@@ -9,7 +9,6 @@ evidence is a verbatim span of a saved text, never Tavily's summary snippet.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -127,9 +126,7 @@ class TavilyRetriever:
                     text=raw,
                 )
             )
-        page, fetched_here = await self.session.page(url)
+        page, fetched_here = await self.session.result_page(url, str(result.get("title") or ""))
         if fetched_here and page.downloaded:
             self.fetches += 1
-        if page.status == "fetched" and not page.title:
-            page = replace(page, title=str(result.get("title") or url))
         return page
