@@ -90,6 +90,38 @@ def test_chunks_record_their_whole_heading_path() -> None:
     assert chunks["Older notes."].heading == "Release 14"
 
 
+def test_a_comment_line_in_a_code_fence_is_no_heading() -> None:
+    # a Python or shell comment in a page's example code: the headings after the code
+    # stay under the page's own title, not under "The decorator ..."
+    text = (
+        "# What's New\n\n## Typing\n\n```\n# The decorator is defined by a library.\n"
+        "def create_model(cls): ...\n```\n\n## Improved Modules\n\n"
+        "Added the TaskGroup class.\n"
+    )
+    assert [path for _, path in heading_paths(text)] == [
+        ("What's New",),
+        ("What's New", "Typing"),
+        ("What's New", "Improved Modules"),
+    ]
+    chunks = {text[c.start : c.end]: c for c in chunk_text(text, 20)}
+    assert chunks["Added the TaskGroup class."].headings == ("What's New", "Improved Modules")
+
+
+def test_a_fence_opened_after_text_pairs_with_the_next_one() -> None:
+    # trafilatura fences an inline code span that breaks a line where it stands, after
+    # the text before it; read from the next line's fence, every heading after it would
+    # be taken for code (Django's Forms API page lost 57 of its 76 headings)
+    text = (
+        "# Forms API\n\nErrors added using ```\nForm.add_error(None,\n'...')\n```\n.\n\n"
+        "## Behavior of unbound forms\n\nText.\n\n```\n# a comment\n```\n\n## Initial values\n"
+    )
+    assert [path[-1] for _, path in heading_paths(text)] == [
+        "Forms API",
+        "Behavior of unbound forms",
+        "Initial values",
+    ]
+
+
 def test_a_passage_lies_under_the_path_of_its_first_words() -> None:
     """A passage that starts with headings carries the path of the words after them; a
     heading inside it is read where it stands (`path_at`)."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grounded_research.retrieval.documents import read_documents
+from grounded_research.text.chunking import heading_paths
 from tests.conftest import write
 
 HTML = """<html><head><title>Release notes</title></head><body>
@@ -122,6 +123,46 @@ def test_pages_without_a_main_frame_keep_their_headings_and_title(tmp_path: Path
     assert "## E.21. Release 15" in document.text
     assert "### E.21.1. Overview" in document.text
     assert document.title == "E.21. Release 15"
+
+
+def test_headings_nested_in_bare_boxes_inside_a_main_frame_are_kept(tmp_path: Path) -> None:
+    """DocBook's section titles sit three bare divs deep; inside a page's main frame
+    trafilatura dropped them (the git user manual kept none of its 122) and a passage
+    lay under the definition term above it instead of its section."""
+    paragraph = "<p>" + "Suppose version 2.6.18 of your project worked, but master crashed. " * 4
+
+    def section(title: str) -> str:
+        return (
+            '<div class="section"><div class="titlepage"><div><div><h2 class="title">'
+            f'<a name="x"></a>{title}</h2></div></div></div>{paragraph}</p>{paragraph}</p></div>'
+        )
+
+    html = (
+        "<html><head><title>Git User Manual</title></head><body><main><dl><dt><code>"
+        "git switch -c &lt;new&gt;</code></dt><dd><p>create a new branch.</p></dd></dl>"
+        f"{section('Examining an old version')}{section('Finding a regression')}"
+        "</main></body></html>"
+    )
+    path = write(tmp_path, "user-manual.html", html)
+    [document] = read_documents(path, "user-manual.html").documents
+    titles = [path[-1] for _, path in heading_paths(document.text)]
+    assert titles == ["`git switch -c <new>`", "Examining an old version", "Finding a regression"]
+
+
+def test_a_comment_in_preformatted_text_is_code_not_a_heading(tmp_path: Path) -> None:
+    """A bare <pre> (a shell session) is fenced like <pre><code>, so its "# comment"
+    lines are not read as headings over the rest of the page."""
+    paragraph = "<p>" + "Ignore the files a build writes with a pattern file here. " * 3 + "</p>"
+    html = (
+        "<html><head><title>gitignore</title></head><body><article><h2>EXAMPLES</h2>"
+        f'{paragraph}<pre class="screen">$ cat .gitignore\n# Ignore objects and archives.\n'
+        f"*.[oa]</pre>{paragraph}<h2>NOTES</h2>{paragraph}</article></body></html>"
+    )
+    path = write(tmp_path, "gitignore.html", html)
+    [document] = read_documents(path, "gitignore.html").documents
+    assert "```\n$ cat .gitignore\n# Ignore objects and archives.\n*.[oa]\n```" in document.text
+    titles = [path[-1] for _, path in heading_paths(document.text)]
+    assert titles == ["EXAMPLES", "NOTES"]
 
 
 def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path) -> None:

@@ -156,7 +156,9 @@ def html_document(html: str, location: str, fallback_title: str) -> Document:
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
     if tree is not None:
-        tree = _framed(_loose_text_in_paragraphs(_terms_as_headings(_shown(tree))))
+        tree = _shown(tree)
+        tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
+        tree = _framed(_loose_text_in_paragraphs(tree))
     text = trafilatura.extract(
         tree if tree is not None else html,
         output_format="markdown",
@@ -194,6 +196,47 @@ def _shown(tree: HtmlElement) -> HtmlElement:
             or _HIDING_STYLE.search(element.get("style", ""))
         ):
             element.drop_tree()
+    return tree
+
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _headings_unwrapped(tree: HtmlElement) -> HtmlElement:
+    """Each heading lifted out of the boxes that hold nothing else: DocBook writes a
+    section title as `<div class="titlepage"><div><div><h2>`, and trafilatura drops a
+    heading nested that deep, so the git user manual lost all of its 122 section titles
+    and the Debian manuals most of theirs; a passage then lay under no heading, or under
+    the last definition term above it."""
+    for heading in list(tree.iter(*_HEADINGS)):
+        box = heading.getparent()
+        while (
+            box is not None
+            and box.tag == "div"
+            and box.getparent() is not None
+            and len(box) == 1
+            and not (box.text or "").strip()
+            and not (heading.tail or "").strip()
+        ):
+            heading.tail = box.tail
+            box.getparent().replace(box, heading)
+            box = heading.getparent()
+    return tree
+
+
+def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
+    """Each preformatted block as code: trafilatura fences `<pre><code>` but writes a bare
+    `<pre>` (a shell session, a DocBook screen) as plain lines, and a comment line in it
+    ("# Ignore objects and archives.") was then read as a heading over the rest of the
+    page."""
+    for block in list(tree.iter("pre")):
+        if next(block.iter("code"), None) is not None:
+            continue
+        code = block.makeelement("code", {})
+        code.text, block.text = block.text, None
+        for child in list(block):
+            code.append(child)  # its tail goes with it
+        block.append(code)
     return tree
 
 

@@ -26,6 +26,9 @@ _BLOCK_LINE = re.compile(
     r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
 )
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
+# A fenced code block; a fence may open after text on its line (an inline code span that
+# breaks a line is fenced where it stands).
+_CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -152,16 +155,25 @@ def _trimmed(text: str, start: int, end: int) -> list[Span]:
 def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     """Each markdown heading's position (its first `#`) and its path: the heading with
     the nearest heading of every higher level above it ("Release 15", "Changes",
-    "Server")."""
+    "Server"). A `#` line inside a code fence is code (a shell or Python comment)."""
     out: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
+    fences = [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text)] if "```" in text else []
     for match in _HEADING.finditer(text):
+        if fences and _inside(fences, match.start()):
+            continue  # a comment line of code ("# The decorator ..."), no heading
         level, title = len(match.group(1)), match.group(2).strip()
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, title))
         out.append((match.start(1), tuple(t for _, t in stack)))
     return out
+
+
+def _inside(spans: list[Span], position: int) -> bool:
+    """Whether the position lies in one of the sorted, disjoint spans."""
+    at = bisect_right(spans, position, key=lambda span: span[0]) - 1
+    return at >= 0 and position < spans[at][1]
 
 
 def path_at(paths: list[tuple[int, tuple[str, ...]]], position: int) -> tuple[str, ...]:
