@@ -3,6 +3,7 @@ from __future__ import annotations
 from grounded_research.report.citations import (
     UNSUPPORTED_FLAG,
     citation_valid,
+    displayed,
     judge,
     split_claims,
 )
@@ -80,3 +81,21 @@ def test_a_quote_with_code_marks_is_verbatim_once_read_off_the_report() -> None:
 
     assert judge(claim.text, [source]).verdict == "supported"
     assert citation_valid(claim.text, source)
+
+
+def test_a_quote_shown_as_read_still_verifies_against_its_markdown_evidence() -> None:
+    """A quote is shown without the page's list markers and escapes; the verifier and the
+    evaluation read the evidence the same way: a hard-wrapped list item is one line (no
+    "; " where it wraps) and `SQLITE\\_MAX` is SQLITE_MAX on both sides."""
+    source = evidence(
+        "Prepended to sys.path:\n\n- `python -m module` command line: prepend the current "
+        "working\ndirectory.\n- `python script.py` command line: prepend the script's "
+        "directory.\n\nThe maximum is SQLITE\\_MAX\\_VARIABLE\\_NUMBER, which defaults to 999."
+    )
+    for sentence in (
+        "`python -m module` command line: prepend the current working\ndirectory.",
+        "The maximum is SQLITE\\_MAX\\_VARIABLE\\_NUMBER, which defaults to 999.",
+    ):
+        (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(sentence)}” [1]\n")
+        assert judge(claim.text, [source]).verdict == "supported"
+        assert citation_valid(claim.text, source)

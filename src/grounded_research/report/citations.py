@@ -112,12 +112,16 @@ def displayed(text: str) -> str:
 def readable(text: str) -> str:
     """A page's text as its reader sees it, on one line: a table row as its cells
     ("| Cell mass | 0.55 kg |" as "Cell mass: 0.55 kg"; a rule row left out), a list
-    item, a quotation or a heading without its marker, lines joined (after a row or an
-    item with "; "), backslash escapes that only Markdown needed undone."""
+    item, a quotation or a heading without its marker, lines joined (two rows or items
+    with "; ", a hard-wrapped item's lines with a space), backslash escapes that only
+    Markdown needed undone."""
     pieces: list[str] = []
-    item = False  # the piece before was a table row or a list item
+    item = False  # the lines before are a table row or a list item
     for raw in text.splitlines():
         line = raw.strip()
+        if not line:
+            item = False  # a blank line ends an item
+            continue
         row = _TABLE_ROW.match(line)
         marked = LINE_MARKER.match(line)
         if row:
@@ -130,10 +134,11 @@ def readable(text: str) -> str:
             line = line[marked.end() :]
         if not line:
             continue
-        if pieces and item and not pieces[-1].endswith((".", ";", ":", "!", "?")):
+        starts_item = bool(row or marked)
+        if pieces and item and starts_item and not pieces[-1].endswith((".", ";", ":", "!", "?")):
             pieces[-1] += ";"
         pieces.append(line)
-        item = bool(row or marked)
+        item = item or starts_item
     flat = " ".join(" ".join(pieces).split())
     return _NEEDLESS_ESCAPE.sub(lambda m: m["needless"] or m["needless_mark"] or m[0], flat)
 
@@ -222,7 +227,7 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     if any(wanted in comparable(e.text) for e in cited):
         return Judged("supported", "verbatim in cited evidence", verbatim=True)
     content = checkable_content(plain(claim_text))
-    if content and any(contains_content(plain(e.text), content) for e in cited):
+    if content and any(contains_content(plain(readable(e.text)), content) for e in cited):
         return Judged("partial", "numbers and names found in cited evidence, wording differs")
     return Judged("unsupported", "not found in cited evidence")
 
@@ -241,4 +246,4 @@ def citation_valid(claim_text: str, evidence: Evidence) -> bool:
     content = checkable_content(plain(claim_text))
     if not content:
         return comparable(claim_text) in comparable(evidence.text)
-    return contains_content(plain(evidence.text), content)
+    return contains_content(plain(readable(evidence.text)), content)
