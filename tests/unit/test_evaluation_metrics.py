@@ -178,6 +178,23 @@ def test_fact_recall_counts_facts_found_in_different_passages() -> None:
     assert recall.report == pytest.approx(1 / 3)
 
 
+def test_a_fact_is_read_in_the_source_text_a_quote_shows() -> None:
+    """The report shows a table row as its cells ("Maximum size of a field: 1 GB"); a
+    fact pattern written on the page's text expects the row, and finds it in the span
+    the quote is of."""
+    row = "| Maximum size of a field | 1 GB |"
+    record = evidence("e1", "limits", f"| Item | Limit |\n| --- | --- |\n{row}\n")
+    run = result(
+        [record],
+        selected=["e1"],
+        report="# q\n\n- “Maximum size of a field: 1 GB” [1]\n",
+        cited=[record],
+    )
+    facts = [Fact(id="f1", pattern=r"size of a field \| 1 gb")]
+    recall = fact_recall(question(facts=facts), stage_texts(run))
+    assert recall is not None and recall.report == 1.0
+
+
 # -- citations -------------------------------------------------------------------------
 
 

@@ -18,7 +18,12 @@ from pydantic import BaseModel, Field
 from grounded_research.errors import InputError
 from grounded_research.evaluation.dataset import EvalQuestion
 from grounded_research.gaps.kinds import ABSTAINING_KINDS
-from grounded_research.report.citations import citation_valid, split_claims
+from grounded_research.report.citations import (
+    ReportClaim,
+    citation_valid,
+    quoted_span,
+    split_claims,
+)
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
 from grounded_research.text.normalize import normalize
 
@@ -143,13 +148,26 @@ def score_failure(question: EvalQuestion, seconds: float) -> QuestionMetrics:
 def stage_texts(result: ResearchResult) -> StageTexts:
     """Report stage: the text of its claims, so that the title (the question again) and
     the reference list (source titles) cannot count as answers the report gives."""
-    claims = split_claims(result.report)
+    claims = [as_written(claim, result) for claim in split_claims(result.report)]
     return StageTexts(
         retrieved=[e.text for e in result.evidence.values()],
         selected=[e.text for e in result.selected_evidence()],
         report=[c.text for c in claims],
         report_framed=[f"{c.under}\n{c.text}" if c.under else c.text for c in claims],
     )
+
+
+def as_written(claim: ReportClaim, result: ResearchResult) -> ReportClaim:
+    """A quote as its source wrote it: the report shows a table row as its cells, a fact
+    pattern may expect the row ("field size | 1 GB"); a claim that quotes none of its
+    cited evidence verbatim stays as the report words it."""
+    wanted = set(claim.citations)
+    for reference in result.references:  # a number cites each span of its document
+        record = result.evidence.get(reference.evidence_id)
+        span = quoted_span(claim.text, record) if reference.number in wanted and record else None
+        if span is not None:
+            return replace(claim, text=span)
+    return claim
 
 
 def gold_source_recall(question: EvalQuestion, result: ResearchResult) -> StageRecall | None:

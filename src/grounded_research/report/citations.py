@@ -240,6 +240,24 @@ def comparable(text: str) -> str:
     return normalize(plain(_EMPHASIS.sub("", readable(text))))
 
 
+def quoted_span(claim_text: str, evidence: Evidence) -> str | None:
+    """The evidence's own text that a quote shows (`displayed`: a table row as its
+    cells), found by reading its runs of sentences as a quote reads them; None when the
+    quote is not verbatim in it. What the report states, as its source wrote it."""
+    wanted = comparable(claim_text)
+    if not wanted or wanted not in comparable(evidence.text):
+        return None
+    spans = sentences(evidence.text)
+    for first, (start, _) in enumerate(spans):
+        for _, end in spans[first:]:
+            read = comparable(evidence.text[start:end])
+            if read == wanted:
+                return evidence.text[start:end]
+            if len(read) > len(wanted):
+                break
+    return None
+
+
 def citation_valid(claim_text: str, evidence: Evidence) -> bool:
     """The evaluation's rule: the evidence holds every number, date and named term of the
     sentence (or, when it has none, the sentence itself)."""
