@@ -152,3 +152,69 @@ def test_a_sentence_answers_about_what_the_sentences_before_it_name(tmp_path: Pa
     assert result.claims[0].text.endswith("The default value is 6700.")
     assert result.claims[0].verdict == "supported"
     assert result.report.count("will pack them") == 1  # not quoted again below
+
+
+def test_a_bare_value_is_quoted_with_the_sentence_it_labels(tmp_path: Path) -> None:
+    """Release notes give the date alone on a line, and the version note of a setting
+    ends in a colon: the answer is quoted with the sentence after it, which says what
+    the value is the value of (one claim, cited and supported)."""
+    write(
+        tmp_path / "corpus",
+        "auth.md",
+        "# django.contrib.auth\n\n## User model\n\n### first_name\n\n"
+        "Optional. 150 characters or fewer.\n\nChanged in Django 3.1:\n\n"
+        "The max_length increased from 30 to 150 characters.\n\n### last_name\n\n"
+        "Optional. 150 characters or fewer.\n",
+    )
+    result = ask(
+        tmp_path,
+        "In which Django version did the max_length of first_name increase to 150?",
+        max_rounds=0,
+    )
+
+    assert answer_of(result)[-1] == (
+        "- “Changed in Django 3.1: The max_length increased from 30 to 150 characters.” [1]"
+    )
+    assert result.claims[0].verdict == "supported"
+    assert result.report.count("max_length increased") == 1  # not quoted again below
+
+
+def test_a_comparison_is_answered_by_each_sides_date(tmp_path: Path) -> None:
+    """ "Which came first, A or B" needs A's date and B's: the answer quotes the best
+    sentence for each side, and a sentence that only repeats the question's own
+    version numbers ("versions 2.6 and 3.0 were synchronized") is no answer."""
+    write(
+        tmp_path / "corpus",
+        "2.6.md",
+        "# What's New in Python 2.6\n\nThis article explains the new features in Python "
+        "2.6, released on October 1, 2008. The development cycle for Python versions 2.6 "
+        "and 3.0 was synchronized, with the alpha and beta releases for both versions "
+        "being made on the same days.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "3.0.md",
+        "# What's New in Python 3.0\n\nThis article explains the new features in Python "
+        "3.0, compared to 2.6. Python 3.0 was released on December 3, 2008.\n",
+    )
+    result = ask(tmp_path, "Which was released first, Python 2.6 or Python 3.0?", max_rounds=0)
+
+    answer = " ".join(answer_of(result))
+    assert "released on October 1, 2008" in answer
+    assert "Python 3.0 was released on December 3, 2008" in answer
+    assert "synchronized" not in answer
+
+
+def test_a_version_in_example_code_does_not_answer_which_version(tmp_path: Path) -> None:
+    """An example's shell line holds a version and the command asked about, and says
+    nothing about when the command came: the question is declared unanswered."""
+    write(
+        tmp_path / "corpus",
+        "user-manual.md",
+        "# Git User Manual\n\n## Examining an old version\n\nThe `git switch` command "
+        "normally expects a branch head, but will also accept an arbitrary commit when "
+        "invoked with --detach; for example:\n\n```\n$ git switch --detach v2.6.17\n```\n",
+    )
+    result = ask(tmp_path, "Which Git version introduced the git switch command?", max_rounds=0)
+
+    assert unanswered(result) == ["no passage about it gives a version"]

@@ -37,6 +37,12 @@ from grounded_research.text.answers import (
         ("Debian 12 是什么时候发布的？", "date"),
         ("dpkg 是否支持多架构？", "yes_no"),
         ("哪个命令可以列出已安装的软件包？", "name"),
+        # the asked noun may follow a few words that say whose it is
+        ("Which Django management command purges expired sessions?", "name"),
+        ("Which git push option refuses to overwrite unexpected commits?", "name"),
+        ("Apache 的主配置文件是哪个？", "name"),
+        ("安装之后要等几天才能升级？", "quantity"),
+        ("i386 和 armel 这两个架构，先放弃了哪一个？", "comparison"),
     ],
 )
 def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> None:
@@ -198,6 +204,26 @@ def test_a_bare_number_is_not_a_version() -> None:
             "Which Git version introduced the git switch command?",
             "The switch command was introduced in version 2.23.",
             "git-switch(1)",
+            True,
+        ),
+        # "version" is what any version number stands after: it shows nothing shared
+        (
+            "Which Git version introduced the git switch command?",
+            "Suppose version 2.6.18 of your project worked, but master crashes.",
+            "Git User Manual\nHow to use bisect to find a regression",
+            False,
+        ),
+        # the question's own numbers are not its answer
+        (
+            "Which was released first, Python 2.6 or Python 3.0?",
+            "Python versions 2.6 and 3.0 were released in step, on a synchronized cycle.",
+            "What's New In Python 3.0",
+            False,
+        ),
+        (
+            "Which was released first, Python 2.6 or Python 3.0?",
+            "Python 3.0 was released on December 3, 2008.",
+            "What's New In Python 3.0",
             True,
         ),
         # "come out" is a paraphrase of "released": the word "date" is shared

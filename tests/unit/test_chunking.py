@@ -148,3 +148,17 @@ def test_a_passage_lies_under_the_path_most_of_its_words_are_under() -> None:
     )
     [chunk] = chunk_text(text, 600)
     assert chunk.headings == ("Memory", "work_mem")
+
+
+def test_a_passage_that_opens_with_a_wrapped_list_item_keeps_it_one_sentence() -> None:
+    # a passage starts anywhere in its page: its first line is a plain-text file's title
+    # only when it is not a list item
+    text = (
+        "- Added a new function `math.isqrt()` for computing accurate integer square\n"
+        "roots without conversion to floating point.  It supports large integers."
+    )
+    assert [text[start:end] for start, end in sentences(text)] == [
+        "- Added a new function `math.isqrt()` for computing accurate integer square\n"
+        "roots without conversion to floating point.",
+        "It supports large integers.",
+    ]

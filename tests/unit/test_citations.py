@@ -99,3 +99,14 @@ def test_a_quote_shown_as_read_still_verifies_against_its_markdown_evidence() ->
         (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(sentence)}” [1]\n")
         assert judge(claim.text, [source]).verdict == "supported"
         assert citation_valid(claim.text, source)
+    # a sentence break cuts a table row: the piece is read as its cells, like the row
+    tip = evidence(
+        "|  | Tip |\n|---|---|\n|  | Use screen to keep your jobs running. It saves fees. | \n"
+    )
+    for sentence in (
+        "|  | Use screen to keep your jobs running.",
+        "Tip | \n|---|---|\n|  | Use screen to keep your jobs running.",
+    ):
+        (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(sentence)}” [1]\n")
+        assert "|" not in claim.text
+        assert judge(claim.text, [tip]).verdict == "supported"

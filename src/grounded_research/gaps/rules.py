@@ -22,7 +22,7 @@ from grounded_research.text.answers import (
     names_subject,
     subjects,
 )
-from grounded_research.text.chunking import sentences
+from grounded_research.text.chunking import code_blocks, inside, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
 from grounded_research.text.tokenize import tokenize
@@ -119,10 +119,20 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     if not any(
         asked.answered_by(record.text[start:end], above)
         for record, above in ((r, _frame(state, r)) for r in holding)
-        for start, end in sentences(record.text)
+        for start, end in _may_answer(record.text, asked)
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""
+
+
+def _may_answer(text: str, asked: Asked) -> list[tuple[int, int]]:
+    """The sentences of a passage that may hold its answer: not code, unless a command is
+    asked for."""
+    spans = sentences(text)
+    if asked.answered_in_code or "```" not in text:
+        return spans
+    blocks = code_blocks(text)
+    return [(start, end) for start, end in spans if not inside(blocks, start)]
 
 
 def _frame(state: State, record: Evidence) -> str:

@@ -32,8 +32,16 @@ from grounded_research.text.answers import (
     holds_answer,
     identifiers,
     mentions_identifier,
+    names_subject,
+    subjects,
 )
-from grounded_research.text.chunking import heading_paths, paragraphs, path_at, sentences
+from grounded_research.text.chunking import (
+    heading_paths,
+    in_code,
+    paragraphs,
+    path_at,
+    sentences,
+)
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
@@ -43,8 +51,10 @@ SENTENCES_PER_SUB_QUESTION = 6
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
+FRAGMENT_WORDS = 5  # fewer words than the shortest statement: "The default is 1 GB."
 HEADING_LINE = re.compile(r"#{1,6}\s")
 MIN_QUOTE_WORDS = 3
+CJK_CHARACTERS_PER_WORD = 2
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
@@ -109,10 +119,11 @@ def extractive_body(
         for sq in state.sub_questions
     }
     not_answered = why_not_answered(state)
-    line = None
+    answering: list[Quote] = []
     if not not_answered:  # the answer may be any candidate, not only one of the best six
-        line = answer_line(state.question, ranked.get(WHOLE_QUESTION_ID, []), titles)
-    quoted = {normalize(line.sentence)} if line else set()
+        candidates = ranked.get(WHOLE_QUESTION_ID, [])
+        answering = answer_lines(state.question, candidates, titles, locations)
+    quoted = {normalize(line.sentence) for line in answering}
     chosen = {sq.id: best_sentences(ranked[sq.id], quoted) for sq in state.sub_questions}
 
     def quotes(picked: list[Quote]) -> str:
@@ -135,8 +146,8 @@ def extractive_body(
     if not_answered:
         answer = note(labels["not_answered"].format(why=not_answered))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
-    elif line is not None:
-        parts.append(f"## {labels['answer']}\n\n{quotes([line])}\n")
+    elif answering:
+        parts.append(f"## {labels['answer']}\n\n{quotes(answering)}\n")
     for sub_question in state.sub_questions:
         whole = sub_question.id == WHOLE_QUESTION_ID
         heading = sub_question.text
@@ -169,26 +180,81 @@ def why_not_answered(state: State) -> str:
     )
 
 
-def answer_line(question: str, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
+def answer_lines(
+    question: str, chosen: list[Quote], titles: dict[str, str], locations: dict[str, str]
+) -> list[Quote]:
+    """The quotes that answer what the question asks for: the best one (`answer_line`);
+    for a comparison ("which came first, A or B"), the best for each side, a quote that
+    names it, so the reader has both dates or versions side by side; none for an open
+    question ("how do I …"), whose answer is the findings as a whole."""
+    asked = Asked.of(question)
+    if asked.kind == "any":
+        return []
+    sides = subjects(question)[-2:] if asked.kind == "comparison" else []
+    if len(sides) < 2:
+        return [line] if (line := answer_line(asked, chosen, titles)) else []
+    lines: list[Quote] = []
+    for side in sides:
+        naming = [q for q in chosen if _names_side(q, side, titles, locations)]
+        line = answer_line(asked, naming, titles)
+        if line is not None and line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _names_side(
+    quote: Quote,
+    side: tuple[set[str], list[str]],
+    titles: dict[str, str],
+    locations: dict[str, str],
+) -> bool:
+    source = quote.record.source_id
+    above = frame(titles.get(source, ""), quote.headings)
+    return names_subject(f"{quote.lead}{quote.sentence}", side, above, locations.get(source, ""))
+
+
+def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
     """The best quote that answers what the question asks for (`Asked.answered_by`, the
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); asked for a default, the best that states the asked
-    one, if any does; none for an open question ("how do I …"), whose answer is the
-    findings as a whole."""
-    asked = Asked.of(question)
-    if asked.kind == "any":
-        return None
+    one, if any does."""
     fallback = None
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
+            continue
+        at = quote.record.text.find(quote.sentence)
+        if not asked.answered_in_code and in_code(quote.record.text, at):
             continue
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
         if not asked.answered_by(quote.sentence, f"{above}\n{quote.lead}"):
             continue
         if not asked.default or asked.states_default(quote.sentence, above):
-            return with_lead(quote, asked)
+            return with_lead(with_trail(quote, asked), asked)
         fallback = fallback or quote
-    return with_lead(fallback, asked) if fallback else None
+    return with_lead(with_trail(fallback, asked), asked) if fallback else None
+
+
+def with_trail(quote: Quote, asked: Asked) -> Quote:
+    """A bare value or a label ("April 6, 2021", "Changed in Django 3.1:") quoted with the
+    sentence after it when that one holds words or names of the question it lacks ("…
+    Welcome to Django 3.2!", "… The max_length increased from 30 to 150 characters."):
+    the value is read with what it is the value of. Verbatim, within its passage, never
+    across a heading, within `ANSWER_WORDS`."""
+    sentence, text = quote.sentence, quote.record.text
+    words = len(sentence.split())
+    if not sentence.endswith((":", "：")) and not too_short(sentence, FRAGMENT_WORDS):
+        return quote
+    at = text.find(sentence)
+    after = sentences(text, at + len(sentence)) if at >= 0 else []
+    if not after or HEADING_LINE.match(text, after[0][0]):
+        return quote
+    start, end = after[0]
+    wanted = asked.words | set(tokenize(" ".join(asked.phrases)))
+    if not (wanted & set(tokenize(text[start:end]))) - set(tokenize(sentence)):
+        return quote
+    if words + len(text[start:end].split()) > ANSWER_WORDS:
+        return quote
+    return quote._replace(sentence=text[at:end])
 
 
 def with_lead(quote: Quote, asked: Asked) -> Quote:
@@ -299,14 +365,14 @@ def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
     return chosen
 
 
-def too_short(sentence: str) -> bool:
-    """A fragment or a table rule rather than a statement: fewer than three
-    words (a Chinese sentence, unspaced, by its characters)."""
+def too_short(sentence: str, words: int = MIN_QUOTE_WORDS) -> bool:
+    """A fragment or a table rule rather than a statement: fewer than `words` words
+    (a Chinese sentence, unspaced, by its characters, about two to a word)."""
     if set(sentence) <= set("|-: "):
         return True
     if has_cjk(sentence):
-        return len(sentence) < 8
-    return len(sentence.split()) < MIN_QUOTE_WORDS
+        return len(sentence) < CJK_CHARACTERS_PER_WORD * words + 2
+    return len(sentence.split()) < words
 
 
 async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, list[str]]:

@@ -48,6 +48,7 @@ _QUOTE_LINE = re.compile(r"^\s*[-*+•]\s+“.*”\s*(?:\[[\d,; ]+\]\s*)+$")
 # A line that starts a list item, a quotation or a heading in a page's Markdown
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _TABLE_ROW = re.compile(r"^\|(.*)\|$")
+_CLAUSE_END = (".", ";", ":", "!", "?", "。", "；", "：", "！", "？")
 _CELL_BREAK = re.compile(r"(?<!\\)\|")
 # Backslash escapes a quote needs not keep: of punctuation that starts no markup in the
 # middle of a line (an underscore only inside a word). `*`, `` ` ``, `~`, `&` and the
@@ -122,10 +123,10 @@ def readable(text: str) -> str:
         if not line:
             item = False  # a blank line ends an item
             continue
-        row = _TABLE_ROW.match(line)
+        row = line.startswith("|") or (line.endswith("|") and not line.endswith("\\|"))
         marked = LINE_MARKER.match(line)
-        if row:
-            cells = [c.strip() for c in _CELL_BREAK.split(row[1])]
+        if row:  # a whole row, or a piece of one a sentence break cut ("| | The tip…")
+            cells = [c.strip() for c in _CELL_BREAK.split(line)]
             cells = [c for c in cells if c]
             if all(set(c) <= set("-: ") for c in cells):
                 continue  # a table's rule
@@ -135,7 +136,7 @@ def readable(text: str) -> str:
         if not line:
             continue
         starts_item = bool(row or marked)
-        if pieces and item and starts_item and not pieces[-1].endswith((".", ";", ":", "!", "?")):
+        if pieces and item and starts_item and not pieces[-1].endswith(_CLAUSE_END):
             pieces[-1] += ";"
         pieces.append(line)
         item = item or starts_item

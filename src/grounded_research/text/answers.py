@@ -23,7 +23,8 @@ AnswerKind = Literal["comparison", "yes_no", "version", "date", "quantity", "nam
 _COMPARISON = re.compile(
     r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
     r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
-    r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚",
+    r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
+    r"先\w{0,6}哪(?:一)?个",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
@@ -53,13 +54,14 @@ _QUANTITY = re.compile(
     r"port|timeout)\b|\b(?:default|maximum|minimum|limit)\b|"
     r"\bwhat\s+(?:\w+\s+)?(?:density|capacity|speed|rate|size|length|weight|price|cost|range|"
     r"temperature|voltage|percentage|share|amount|level)\b|"
-    r"多少|默认|缺省|上限|下限|最大|最小|几个|多大|多长|多久",
+    r"多少|默认|缺省|上限|下限|最大|最小|几(?:个|天|年|次|周|月|小时|分钟|秒)|多大|多长|多久",
     re.IGNORECASE,
 )
 _NAME = re.compile(
-    r"\b(?:which|what)\s+(?:\w+\s+)?(?:command|function|option|setting|parameter|module|"
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}(?:command|function|option|setting|parameter|module|"
     r"method|class|tool|file|package|statement|clause|keyword|variable|directory|program|"
     r"utility|flag|operator|type|field|library|format|name)s?\b|\bwho\b|\bwhat\s+is\s+called\b|"
+    r"(?:命令|文件|软件包|工具|选项|参数|目录|程序)是哪(?:一)?(?:个|些)|哪些(?:命令|文件|工具|软件包|程序)|"
     r"哪个命令|什么命令|哪条命令|哪个文件|什么文件|哪个软件包|什么软件包|哪个工具|什么工具|"
     r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁",
     re.IGNORECASE,
@@ -283,19 +285,25 @@ def head_word(question: str) -> str:
     return tokens[0] if tokens else ""
 
 
-def asked_words(question: str) -> set[str]:
+def asked_words(question: str, kind: AnswerKind) -> set[str]:
     """The question's content words besides its names and numbers, as search tokens:
     what a sentence holding the answer shares with the question ("released" for a
-    release date), so that any date on a page about the subject is not taken for it."""
+    release date), so that any date on a page about the subject is not taken for it.
+    The noun a version question asks with is not one: any version number stands after
+    "version" ("Suppose version 2.6.18 of your project worked" shares only it with
+    "Which Git version introduced git switch?"). A date is different: "Release date:"
+    labels the date of the release the frame names."""
     names = named_terms(question) | identifiers(question)
     words = [w for w in facets_of(question) if w.lower() not in names and not _has_digit(w)]
-    return set(tokenize(" ".join(words)))
+    return set(tokenize(" ".join(words))) - set(tokenize(_KIND_NOUNS.get(kind, "")))
 
 
 def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
 
 
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
+_KIND_NOUNS = {"version": "version versions release releases 版本"}
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
 _DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", re.IGNORECASE)
 
@@ -310,33 +318,45 @@ class Asked(NamedTuple):
     phrases: list[str]
     default: bool
     codes: set[str]
+    given: re.Pattern[str] | None  # the numbers the question itself gives
 
     @classmethod
     def of(cls, question: str) -> Asked:
         kind = asked_kind(question)
+        numbers = sorted(set(_GIVEN_NUMBER.findall(question)), key=len, reverse=True)
         return cls(
             kind,
-            asked_words(question),
+            asked_words(question, kind),
             key_phrases(question),
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
             identifiers(question),
+            re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
         )
 
     def answered_by(self, sentence: str, frame: str) -> bool:
         """Whether the sentence, under its title and headings (`frame`), answers: it
-        holds a value of the asked kind; it shares a word with the question, itself or
-        through its frame ("July 1, 2021" under "Django 3.2.5 release notes" is a
-        release date); it is not about another release of what the question names
-        ("Django 2.2 will end in April 2022" under "Django 3.2 release notes"), nor
-        stands under one without naming the asked release itself ("MySQL 5.0" in
-        "Django 1.8 release notes" is not Django 5.0)."""
-        if not holds_answer(self.kind, sentence) or names_other_release(sentence, self.phrases):
+        holds a value of the asked kind, not only numbers the question gives ("versions
+        2.6 and 3.0 were synchronized" dates neither); it shares a word with the
+        question, itself or through its frame ("July 1, 2021" under "Django 3.2.5
+        release notes" is a release date); it is not about another release of what the
+        question names ("Django 2.2 will end in April 2022" under "Django 3.2 release
+        notes"), nor stands under one without naming the asked release itself ("MySQL
+        5.0" in "Django 1.8 release notes" is not Django 5.0)."""
+        stated = self.given.sub(" ", sentence) if self.given else sentence
+        if not holds_answer(self.kind, stated) or names_other_release(sentence, self.phrases):
             return False
         if names_other_release(frame, self.phrases) and not any(
             mentions_phrase(sentence, p) for p in self.phrases
         ):
             return False
         return not self.words or bool(self.words & set(tokenize(f"{frame}\n{sentence}")))
+
+    @property
+    def answered_in_code(self) -> bool:
+        """Whether a line of code may answer: a command is written as code; a date, a
+        version or a number in code is an example's ("$ git switch --detach v2.6.17"),
+        not a statement of one."""
+        return self.kind == "name"
 
     def states_default(self, sentence: str, frame: str) -> bool:
         """Whether the sentence states the default asked for: it says "default", and not

@@ -127,8 +127,8 @@ def _continues(text: str, previous: Span, line: Span) -> bool:
         return False
     if _BLOCK_LINE.match(line_text) or previous_text.lstrip().startswith(("#", "|")):
         return False
-    if previous[0] == 0 and len(previous_text) < 120:
-        return False  # the first line of a plain-text file is its title
+    if previous[0] == 0 and len(previous_text) < 120 and not _BLOCK_LINE.match(previous_text):
+        return False  # the first line of a plain-text file is its title; not a list item
     return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
 
 
@@ -158,9 +158,9 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     "Server"). A `#` line inside a code fence is code (a shell or Python comment)."""
     out: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
-    fences = [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text)] if "```" in text else []
+    fences = code_blocks(text)
     for match in _HEADING.finditer(text):
-        if fences and _inside(fences, match.start()):
+        if fences and inside(fences, match.start()):
             continue  # a comment line of code ("# The decorator ..."), no heading
         level, title = len(match.group(1)), match.group(2).strip()
         while stack and stack[-1][0] >= level:
@@ -170,7 +170,17 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     return out
 
 
-def _inside(spans: list[Span], position: int) -> bool:
+def code_blocks(text: str) -> list[Span]:
+    """The fenced code blocks of a markdown text, in order."""
+    return [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text)] if "```" in text else []
+
+
+def in_code(text: str, position: int) -> bool:
+    """Whether the position lies inside a fenced code block of the text."""
+    return inside(code_blocks(text), position)
+
+
+def inside(spans: list[Span], position: int) -> bool:
     """Whether the position lies in one of the sorted, disjoint spans."""
     at = bisect_right(spans, position, key=lambda span: span[0]) - 1
     return at >= 0 and position < spans[at][1]
