@@ -97,7 +97,8 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
 def candidates_per_sub_question(
     state: State, reprints: dict[str, str]
 ) -> dict[str, list[Evidence]]:
-    """Evidence from readable sources, best first. A reprint's passage stays out when a
+    """The turn's evidence (`State.turn_candidates`) from readable sources, best first, per
+    sub-question it is filed under. A reprint's passage stays out when a
     passage found in its original says the same thing: only what the copy adds (an
     editor's note, a changed figure) is worth a place of its own, and what it shares is
     kept once, from whichever of the two the search found."""
@@ -105,7 +106,7 @@ def candidates_per_sub_question(
     for record in state.evidence.values():
         found_in.setdefault(record.source_id, []).append(normalize(record.text))
     grouped: dict[str, list[Evidence]] = {}
-    for record in state.evidence.values():
+    for sub_question_id, record in state.turn_candidates():
         source = state.sources.get(record.source_id)
         if source is None or source.status != "fetched":
             continue
@@ -114,7 +115,7 @@ def candidates_per_sub_question(
             text = normalize(record.text)
             if any(text in passage for passage in found_in.get(original, [])):
                 continue
-        grouped.setdefault(record.sub_question_id, []).append(record)
+        grouped.setdefault(sub_question_id, []).append(record)
     return {
         sub_question_id: sorted(records, key=lambda r: (-r.score, r.round, r.id))
         for sub_question_id, records in grouped.items()

@@ -1,0 +1,106 @@
+"""Start a turn of the thread: reset what is the turn's own, keep the thread's research.
+
+The question is read for the user's constraints and corrections; measured against the
+memory, a question on another topic starts a fresh memory (the old one is kept). The
+memory's evidence about the question is recalled, and when it answers the question (and
+each of its parts) by the gap check's test, the turn makes no search at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from grounded_research.configuration import Context, get_context
+from grounded_research.errors import InputError
+from grounded_research.memory.briefing import brief
+from grounded_research.memory.constraints import (
+    corrected_question,
+    only_constrains,
+    read_turn,
+    with_constraints,
+)
+from grounded_research.memory.recall import answered, overlap, recall
+from grounded_research.models import check_models
+from grounded_research.nodes.planner import planned_by_rules
+from grounded_research.progress import reports
+from grounded_research.state import WHOLE_QUESTION_ID, Memory, State, SubQuestion, Turn
+
+
+def summary(update: dict[str, Any]) -> str:
+    turn: Turn = update["turns"][-1]
+    how = "answered from memory" if turn.from_memory else "researching"
+    drift = ", another topic" if turn.drifted else ""
+    return f"turn {turn.number}: {how}{drift}"
+
+
+@reports(summary)
+async def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    context = get_context(runtime)
+    check_models(context)
+    number = state.turn.number + 1
+    read = read_turn(state.question, number)
+    earlier = state.turn
+    asked = earlier.asked if state.turns and only_constrains(read) else read.question
+    replaced: list[str] = []
+    if read.meant and state.turns:
+        asked, wrong = corrected_question(asked, read.meant)
+        if wrong:
+            replaced.append(f"“{read.meant[0]}” replaces “{wrong}” (turn {earlier.number})")
+    if not asked.strip():
+        raise InputError("the question is empty")
+
+    memory, known = state.memory, None
+    if memory.turns:
+        known = overlap(asked, memory)
+    drifted = known is not None and known < context.drift_threshold
+    if drifted or not memory.turns:
+        memory = Memory(topic=memory.topic + 1, constraints=memory.constraints)
+    constraints = with_constraints(memory, read.constraints)
+    replaced += [
+        f"“{c.text}” replaces “{c.replaces}” (turn {c.replaces_turn})"
+        for c in constraints
+        if c.turn == number and c.replaces
+    ]
+    memory = memory.model_copy(
+        update={
+            "constraints": constraints,
+            "turns": [*memory.turns, number],
+            "questions": [*memory.questions, asked],
+        }
+    )
+
+    view = replace(state, memory=memory)
+    whole = SubQuestion(id=WHOLE_QUESTION_ID, text=asked, queries=[asked])
+    parts = planned_by_rules(asked, context)
+    recalled = {sq.id: recall(view, sq, context.results_per_query) for sq in [whole, *parts]}
+    from_memory = all(answered(view, sq, recalled[sq.id]) for sq in [whole, *parts])
+    sub_questions = [whole]
+    if from_memory:  # answered: the plan is the question's parts, none of them searched
+        sub_questions += [sq.model_copy(update={"queries": []}) for sq in parts]
+    share = int(context.evidence_budget * context.memory_share)
+    briefing = brief(view, memory, asked, share, number)
+    turn = Turn(
+        number=number,
+        question=state.question,
+        asked=asked,
+        topic=memory.topic,
+        overlap=None if known is None else round(known, 3),
+        drifted=drifted,
+        from_memory=from_memory,
+        constraints=[c.text for c in read.constraints],
+        replaced=replaced,
+        memory_tokens=briefing.tokens,
+        pointers=briefing.pointers,
+    )
+    return State.next_turn(
+        sub_questions=sub_questions,
+        recalled={sq.id: [e.id for e in recalled[sq.id]] for sq in sub_questions},
+        briefing=briefing.lines,
+        earlier_evidence=list(state.evidence),
+        memory=memory,
+        turns=[turn],
+        earlier_memories=[state.memory] if drifted else [],
+    )
