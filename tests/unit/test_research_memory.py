@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def test_a_correction_then_a_number_found_only_in_the_first_turn(tmp_path: Path)
         answer = answer_section(third.report)
         assert "88%" in answer
         cited = {r.number: r.evidence_id for r in third.references}
-        answer_ids = {cited[int(n)] for n in __import__("re").findall(r"\[(\d+)\]", answer)}
+        answer_ids = {cited[int(n)] for n in re.findall(r"\[(\d+)\]", answer)}
         assert answer_ids and answer_ids <= found_first
         # earlier turns' citations still name the records they named
         for reference in first.references:

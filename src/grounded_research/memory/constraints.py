@@ -23,7 +23,8 @@ _DATE_WINDOW = re.compile(
     r"(?<!not )\b(after|since|from|before|until)\s+((?:19|20)\d\d)\b", re.IGNORECASE
 )
 _ABOUT_SOURCES = re.compile(
-    r"\b(?:only|sources?|documents?|articles?|reports?|pages?|published|dated)\b", re.IGNORECASE
+    r"\b(?:sources?|documents?|articles?|reports?|pages?|papers?|published|dated)\b",
+    re.IGNORECASE,
 )
 _EXCLUDE = re.compile(
     r"^\s*(?:please\s+)?(?:ignore|exclude|skip|leave out|don't use|do not use|without)\s+"
@@ -60,10 +61,11 @@ def read_turn(text: str, turn: int) -> Read:
     meant: tuple[str, str] | None = None
     for clause in _CLAUSE.split(" ".join(text.split())):
         body = _CORRECTION.sub("", clause)
-        window = _DATE_WINDOW.search(body)
-        excluded = _EXCLUDE.match(body)
-        said = _MEANT.search(body)
-        if window and _ABOUT_SOURCES.search(body) and "?" not in body:
+        asks = "?" in body or "？" in body
+        window = None if asks else _DATE_WINDOW.search(body)
+        excluded = None if asks else _EXCLUDE.match(body)
+        said = None if asks else _MEANT.search(body)
+        if window and _ABOUT_SOURCES.search(body):
             kind = _KIND_OF_WORD[window.group(1).lower()]
             constraints.append(Constraint(text=body, kind=kind, value=window.group(2), turn=turn))
         elif excluded:

@@ -17,6 +17,7 @@ from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
 from grounded_research.memory.briefing import brief
 from grounded_research.memory.constraints import (
+    Read,
     corrected_question,
     only_constrains,
     read_turn,
@@ -42,6 +43,8 @@ async def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     check_models(context)
     number = state.turn.number + 1
     read = read_turn(state.question, number)
+    if not state.turns and only_constrains(read):  # nothing to re-ask: all of it is asked
+        read = Read(" ".join(state.question.split()))
     earlier = state.turn
     asked = earlier.asked if state.turns and only_constrains(read) else read.question
     replaced: list[str] = []
