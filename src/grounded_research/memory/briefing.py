@@ -32,14 +32,18 @@ def fact_line(fact: Fact) -> str:
     return f"- {fact.claim} [{', '.join(fact.evidence_ids)}] (turn {fact.turn})"
 
 
-def pointer_line(fact: Fact, titles: dict[str, str]) -> str:
-    """A fact shrunk to where it is: its evidence ids and their sources' titles."""
-    title = "; ".join(dict.fromkeys(titles.get(i, "") for i in fact.evidence_ids if titles.get(i)))
-    return f"- [{', '.join(fact.evidence_ids)}] {title or 'earlier evidence'} (turn {fact.turn})"
+def pointer_line(facts: list[Fact], titles: dict[str, str]) -> str:
+    """Facts shrunk to where they are: their evidence ids, the sources' titles, turns."""
+    ids = list(dict.fromkeys(i for fact in facts for i in fact.evidence_ids))
+    title = "; ".join(dict.fromkeys(titles[i] for i in ids if titles.get(i)))
+    turns = ", ".join(str(n) for n in sorted({fact.turn for fact in facts}))
+    return f"- [{', '.join(ids)}] {title or 'earlier evidence'} (turn {turns})"
 
 
 def brief(state: State, memory: Memory, question: str, budget: int, turn: int) -> Briefing:
-    """The memory in at most `budget` tokens, but for what is never dropped."""
+    """The memory in at most `budget` tokens, but for what is never dropped: the older
+    facts that share no term with the question, or do not fit, become pointers, one line
+    per passage they come from; the weakest lines sit in the middle."""
     titles = {
         evidence_id: state.sources[record.source_id].title
         for evidence_id, record in state.evidence.items()
@@ -49,20 +53,26 @@ def brief(state: State, memory: Memory, question: str, budget: int, turn: int) -
     fixed += [f"- open conflict: {c.subject}: {' vs '.join(c.values)}" for c in memory.conflicts]
     fixed += [f"- still open: {q.question}: {q.detail}" for q in memory.unresolved]
     asked = terms(question)
+
+    def relevance(fact: Fact) -> int:
+        return len(asked & terms(fact.claim))
+
     recent = [f for f in memory.facts if f.turn >= turn - RECENT_TURNS]
     older = sorted(
-        (f for f in memory.facts if f.turn < turn - RECENT_TURNS),
-        key=lambda f: -len(asked & terms(f.claim)),
+        (f for f in memory.facts if f.turn < turn - RECENT_TURNS), key=lambda f: -relevance(f)
     )
     spent = sum(count_tokens(line) for line in [*fixed, *map(fact_line, recent)])
-    shown: list[tuple[Fact, str]] = [(f, fact_line(f)) for f in recent]
-    pointers = 0
+    shown: list[tuple[int, str]] = [(relevance(f), fact_line(f)) for f in recent]
+    shrunk: dict[tuple[str, ...], list[Fact]] = {}
     for fact in older:
         line = fact_line(fact)
-        if spent + count_tokens(line) > budget:
-            line, pointers = pointer_line(fact, titles), pointers + 1
-        spent += count_tokens(line)
-        shown.append((fact, line))
-    ranked = sorted(shown, key=lambda item: -len(asked & terms(item[0].claim)))
-    lines = fixed + [line for _, line in edges_first(ranked)]
+        if relevance(fact) and spent + count_tokens(line) <= budget:
+            spent += count_tokens(line)
+            shown.append((relevance(fact), line))
+        else:
+            shrunk.setdefault(tuple(fact.evidence_ids), []).append(fact)
+    shown += [(-1, pointer_line(facts, titles)) for facts in shrunk.values()]
+    ranked = [line for _, line in sorted(shown, key=lambda item: -item[0])]
+    lines = fixed + edges_first(ranked)
+    pointers = sum(len(facts) for facts in shrunk.values())
     return Briefing(lines, sum(count_tokens(line) for line in lines), pointers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from grounded_research.gaps.rules import why_unanswered
 from grounded_research.state import Evidence, Memory, State, SubQuestion
+from grounded_research.text.facts import named_terms
 from grounded_research.text.tokenize import tokenize
 
 RECALL_SHARE = 0.5
@@ -49,12 +50,23 @@ def answered(state: State, sub_question: SubQuestion, records: list[Evidence]) -
     return bool(records) and not why_unanswered(state, sub_question, records)
 
 
-def known_terms(memory: Memory) -> set[str]:
-    """The memory's vocabulary: what its questions asked and its facts say."""
-    return terms(" ".join([*memory.questions, *(fact.claim for fact in memory.facts)]))
+def known_text(memory: Memory) -> str:
+    """What the memory is about: what its questions asked and its facts say (not every
+    source its searches came across)."""
+    return "\n".join([*memory.questions, *(fact.claim for fact in memory.facts)])
 
 
 def overlap(question: str, memory: Memory) -> float:
-    """Share of the question's terms the memory knows: low means another topic."""
+    """How much of the question the memory knows: the share of its terms in what the
+    memory is about, averaged with the share of its names there when it names any (a
+    follow-up on the same product or company keeps its names, a new topic brings new
+    ones). Low means another topic."""
     asked = terms(question)
-    return len(asked & known_terms(memory)) / len(asked) if asked else 1.0
+    if not asked:
+        return 1.0
+    known = known_text(memory)
+    share = len(asked & terms(known)) / len(asked)
+    names = named_terms(question)
+    if not names:
+        return share
+    return (share + len(names & named_terms(known)) / len(names)) / 2
