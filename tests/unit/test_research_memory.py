@@ -80,6 +80,27 @@ def test_a_correction_then_a_number_found_only_in_the_first_turn(tmp_path: Path)
     asyncio.run(run())
 
 
+def test_the_plan_searches_only_the_part_the_thread_does_not_know(tmp_path: Path) -> None:
+    context = Context(corpus=str(EXAMPLE_CORPUS), cache_dir=str(tmp_path), max_rounds=0)
+    known = "What capacity retention did the Aurora A1 cell show after 800 cycles"
+    new = "where does Halvard Automotive build the Halvard Estra"
+
+    async def run() -> None:
+        async with open_session("parts", "memory") as session:
+            first = await ask(session, ENERGY, context)
+            second = await ask(session, f"{known}, and {new}?", context)
+            state = await session.values()
+        plan = {sq.text: sq for sq in second.sub_questions}
+        assert plan[known].queries == [] and plan[new].queries == [new]
+        searched = [key.split("\t") for key in state["searched"]]
+        assert [query for sq_id, query in searched if sq_id == plan[known].id] == []
+        assert [query for sq_id, query in searched if sq_id == plan[new].id] == [new.lower()]
+        recalled = set(state["recalled"][plan[known].id])
+        assert recalled and recalled <= set(first.evidence)
+
+    asyncio.run(run())
+
+
 def test_a_question_on_another_topic_starts_a_fresh_memory_and_keeps_the_old(
     tmp_path: Path,
 ) -> None:
