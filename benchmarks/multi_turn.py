@@ -55,6 +55,7 @@ class TurnFigures:
     retained: float | None = None
     from_memory: bool = False
     drifted: bool = False
+    resumed: bool = False
     overlap: float | None = None
 
 
@@ -124,6 +125,7 @@ async def run_memory(conversation: Conversation, context: Context) -> list[TurnF
                     else None,
                     from_memory=state.from_memory,
                     drifted=state.drifted,
+                    resumed=state.resumed,
                     overlap=state.overlap,
                 )
             )
@@ -164,7 +166,8 @@ def table(conversation: Conversation) -> str:
     memory, fresh, history = (conversation.figures[s] for s in SYSTEMS)
     for number, turn in enumerate(conversation.turns):
         m, f, h = memory[number], fresh[number], history[number]
-        note = " (from memory)" if m.from_memory else " (drift)" if m.drifted else ""
+        note = " (from memory)" if m.from_memory else ""
+        note += " (resumed)" if m.resumed else " (drift)" if m.drifted else ""
         note += f", overlap {m.overlap:.2f}" if m.overlap is not None else ""
         retained = "—" if m.retained is None else f"{100 * m.retained:.0f}%"
         rows.append(

@@ -343,6 +343,9 @@ class Turn(BaseModel):
         default=None, description="Share of its terms the memory knows (None: first turn)."
     )
     drifted: bool = False
+    resumed: bool = Field(
+        default=False, description="Drifted back to an earlier topic: its memory resumed."
+    )
     from_memory: bool = Field(
         default=False, description="Answered from the thread's evidence: no search."
     )
@@ -587,7 +590,7 @@ class State(OutputState):
         default_factory=list,
         metadata={"description": "The memory as the turn's model prompts are shown it."},
     )
-    earlier_memories: Annotated[list[Memory], append] = field(
+    earlier_memories: list[Memory] = field(
         default_factory=list,
         metadata={"description": "Memories of topics the thread drifted away from."},
     )

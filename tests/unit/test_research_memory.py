@@ -101,7 +101,7 @@ def test_the_plan_searches_only_the_part_the_thread_does_not_know(tmp_path: Path
     asyncio.run(run())
 
 
-def test_a_question_on_another_topic_starts_a_fresh_memory_and_keeps_the_old(
+def test_another_topic_starts_a_fresh_memory_and_a_return_takes_up_the_old(
     tmp_path: Path,
 ) -> None:
     context = Context(corpus=str(EXAMPLE_CORPUS), cache_dir=str(tmp_path))
@@ -111,6 +111,9 @@ def test_a_question_on_another_topic_starts_a_fresh_memory_and_keeps_the_old(
             first = await ask(session, "Where is the Halvard Estra built?", context)
             second = await ask(session, ENERGY, context)
             state = await session.values()
+            back = await ask(
+                session, "Where does Halvard Automotive build the Halvard Estra?", context
+            )
         async with open_session("alone", "memory") as session:
             alone = await ask(session, ENERGY, context)
 
@@ -125,6 +128,10 @@ def test_a_question_on_another_topic_starts_a_fresh_memory_and_keeps_the_old(
         assert second.usage.search_calls == alone.usage.search_calls
         assert [sq.text for sq in second.sub_questions] == [sq.text for sq in alone.sub_questions]
         assert set(first.evidence) <= set(second.evidence)
+        # back to the first topic: its memory is taken up again and answers without search
+        assert back.turns[-1].resumed and back.memory.topic == first.memory.topic
+        assert back.memory.turns == [1, 3] and back.usage.search_calls == 0
+        assert "Back to an earlier topic of this thread (turn 1)" in back.report
 
     asyncio.run(run())
 

@@ -12,7 +12,14 @@ def thread_notes(state: State) -> str:
     """Note lines (no claims: the verifier reads none of them), or "" on a plain first turn."""
     turn = state.turn
     lines: list[str] = []
-    if turn.drifted:
+    if turn.resumed:
+        earlier = state.memory.turns[:-1]
+        turns = f"turn{'s' if len(earlier) > 1 else ''} {', '.join(map(str, earlier))}"
+        lines.append(
+            f"Back to an earlier topic of this thread ({turns}): its research memory is "
+            "taken up again."
+        )
+    elif turn.drifted:
         lines.append(
             f"Another topic: {turn.overlap or 0:.0%} of this question's terms are in the "
             "thread's earlier research, so it was researched afresh (the earlier research "

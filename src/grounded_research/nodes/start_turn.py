@@ -1,7 +1,8 @@
 """Start a turn of the thread: reset what is the turn's own, keep the thread's research.
 
 The question is read for the user's constraints and corrections; measured against the
-memory, a question on another topic starts a fresh memory (the old one is kept). The
+memory, a question on another topic starts a fresh memory, or takes up the memory of an
+earlier topic it returns to (`memory/topics.py`). The
 memory's evidence about the question is recalled, and when it answers the question (and
 each of its parts) by the gap check's test, the turn makes no search at all.
 """
@@ -23,17 +24,20 @@ from grounded_research.memory.constraints import (
     read_turn,
     with_constraints,
 )
-from grounded_research.memory.recall import answered, overlap, recall
+from grounded_research.memory.recall import answered, recall
+from grounded_research.memory.topics import topic_of
 from grounded_research.models import check_models
 from grounded_research.nodes.planner import planned_by_rules
 from grounded_research.progress import reports
-from grounded_research.state import WHOLE_QUESTION_ID, Memory, State, SubQuestion, Turn
+from grounded_research.state import WHOLE_QUESTION_ID, State, SubQuestion, Turn
 
 
 def summary(update: dict[str, Any]) -> str:
     turn: Turn = update["turns"][-1]
     how = "answered from memory" if turn.from_memory else "researching"
-    drift = ", another topic" if turn.drifted else ""
+    drift = (
+        ", back to an earlier topic" if turn.resumed else ", another topic" if turn.drifted else ""
+    )
     return f"turn {turn.number}: {how}{drift}"
 
 
@@ -55,12 +59,8 @@ async def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if not asked.strip():
         raise InputError("the question is empty")
 
-    memory, known = state.memory, None
-    if memory.turns:
-        known = overlap(asked, memory)
-    drifted = known is not None and known < context.drift_threshold
-    if drifted or not memory.turns:
-        memory = Memory(topic=memory.topic + 1, constraints=memory.constraints)
+    topic = topic_of(asked, state.memory, state.earlier_memories, context.drift_threshold)
+    memory = topic.memory
     constraints = with_constraints(memory, read.constraints)
     replaced += [
         f"“{c.text}” replaces “{c.replaces}” (turn {c.replaces_turn})"
@@ -90,20 +90,22 @@ async def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         question=state.question,
         asked=asked,
         topic=memory.topic,
-        overlap=None if known is None else round(known, 3),
-        drifted=drifted,
+        overlap=None if topic.overlap is None else round(topic.overlap, 3),
+        drifted=topic.drifted,
+        resumed=topic.resumed,
         from_memory=from_memory,
         constraints=[c.text for c in read.constraints],
         replaced=replaced,
         memory_tokens=briefing.tokens,
         pointers=briefing.pointers,
     )
+    kept = {} if topic.earlier is None else {"earlier_memories": topic.earlier}
     return State.next_turn(
+        **kept,
         sub_questions=sub_questions,
         recalled={sq.id: [e.id for e in recalled[sq.id]] for sq in sub_questions},
         briefing=briefing.lines,
         earlier_evidence=list(state.evidence),
         memory=memory,
         turns=[turn],
-        earlier_memories=[state.memory] if drifted else [],
     )
