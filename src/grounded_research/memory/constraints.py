@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from grounded_research.state import Constraint, ConstraintKind, Memory
+from grounded_research.state import Constraint, ConstraintKind, Memory, Turn
 from grounded_research.text.tokenize import content_words
 
 _CLAUSE = re.compile(r"(?<=[.?!;。？！；])\s+")
@@ -123,3 +123,30 @@ def corrected_question(earlier: str, meant: tuple[str, str]) -> tuple[str, str]:
 def only_constrains(read: Read) -> bool:
     """Whether the turn asks nothing new: it only constrains or corrects."""
     return len(content_words(read.question)) < 2
+
+
+@dataclass
+class TurnQuestion:
+    """What a turn researches, the constraints it adds, and the earlier words its "I
+    meant" replaces."""
+
+    text: str
+    constraints: list[Constraint] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+
+
+def turn_question(question: str, earlier: Turn | None, number: int) -> TurnQuestion:
+    """The turn's question: as asked, its constraints taken out; on a follow-up that only
+    constrains or corrects, the earlier question again, with the words the user meant."""
+    read = read_turn(question, number)
+    if earlier is None:  # nothing to re-ask or correct: a question that is all constraint
+        if only_constrains(read):  # is asked whole
+            return TurnQuestion(" ".join(question.split()))
+        return TurnQuestion(read.question, read.constraints)
+    asked = earlier.asked if only_constrains(read) else read.question
+    replaced: list[str] = []
+    if read.meant:
+        asked, wrong = corrected_question(asked, read.meant)
+        if wrong:
+            replaced.append(f"“{read.meant[0]}” replaces “{wrong}” (turn {earlier.number})")
+    return TurnQuestion(asked, read.constraints, replaced)

@@ -1,6 +1,8 @@
 """Node: update the thread's research memory from this turn's evidence and claims.
 
 Facts come from the claims the verifier found supported, with the evidence they cite;
+open conflicts from the disagreements left unresolved; open questions from what the turn
+could not answer, until a later turn's evidence answers them (the gap check's test);
 every fact, old and new, is checked against its evidence (never against an earlier
 summary) and rebuilt from it when a number, unit, date, negation or condition drifted.
 """
@@ -12,7 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
-from grounded_research.gaps.kinds import CONFLICT_KINDS
+from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.memory.facts import checked, facts_of, merged
 from grounded_research.memory.recall import answered
 from grounded_research.progress import reports
@@ -72,7 +74,7 @@ async def remember(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             question=texts.get(g.sub_question_id, state.question), detail=g.detail, turn=number
         )
         for g in state.unresolved
-        if g.kind not in CONFLICT_KINDS
+        if g.kind in ABSTAINING_KINDS
     ]
     updated = memory.model_copy(
         update={

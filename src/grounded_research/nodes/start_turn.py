@@ -1,10 +1,10 @@
 """Start a turn of the thread: reset what is the turn's own, keep the thread's research.
 
-The question is read for the user's constraints and corrections; measured against the
-memory, a question on another topic starts a fresh memory, or takes up the memory of an
-earlier topic it returns to (`memory/topics.py`). The
-memory's evidence about the question is recalled, and when it answers the question (and
-each of its parts) by the gap check's test, the turn makes no search at all.
+The question is read for the user's constraints and corrections (`memory/constraints.py`);
+measured against the memory, a question on another topic starts a fresh memory, or takes
+up the memory of an earlier topic it returns to (`memory/topics.py`). The memory's
+evidence about the question is recalled, and when it answers the question (and each of
+its parts) by the gap check's test, the turn makes no search at all.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context, get_context
 from grounded_research.errors import InputError
 from grounded_research.memory.briefing import brief
-from grounded_research.memory.constraints import (
-    Read,
-    corrected_question,
-    only_constrains,
-    read_turn,
-    with_constraints,
-)
+from grounded_research.memory.constraints import turn_question, with_constraints
 from grounded_research.memory.recall import answered, recall
 from grounded_research.memory.topics import topic_of
 from grounded_research.models import check_models
@@ -46,55 +40,45 @@ async def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     check_models(context)
     number = state.turn.number + 1
-    read = read_turn(state.question, number)
-    if not state.turns and only_constrains(read):  # nothing to re-ask: all of it is asked
-        read = Read(" ".join(state.question.split()))
-    earlier = state.turn
-    asked = earlier.asked if state.turns and only_constrains(read) else read.question
-    replaced: list[str] = []
-    if read.meant and state.turns:
-        asked, wrong = corrected_question(asked, read.meant)
-        if wrong:
-            replaced.append(f"“{read.meant[0]}” replaces “{wrong}” (turn {earlier.number})")
-    if not asked.strip():
+    asked = turn_question(state.question, state.turn if state.turns else None, number)
+    if not asked.text.strip():
         raise InputError("the question is empty")
 
-    topic = topic_of(asked, state.memory, state.earlier_memories, context.drift_threshold)
-    memory = topic.memory
-    constraints = with_constraints(memory, read.constraints)
-    replaced += [
+    topic = topic_of(asked.text, state.memory, state.earlier_memories, context.drift_threshold)
+    constraints = with_constraints(topic.memory, asked.constraints)
+    replaced = asked.replaced + [
         f"“{c.text}” replaces “{c.replaces}” (turn {c.replaces_turn})"
         for c in constraints
         if c.turn == number and c.replaces
     ]
-    memory = memory.model_copy(
+    memory = topic.memory.model_copy(
         update={
             "constraints": constraints,
-            "turns": [*memory.turns, number],
-            "questions": [*memory.questions, asked],
+            "turns": [*topic.memory.turns, number],
+            "questions": [*topic.memory.questions, asked.text],
         }
     )
 
     view = replace(state, memory=memory)
-    whole = SubQuestion(id=WHOLE_QUESTION_ID, text=asked, queries=[asked])
-    parts = planned_by_rules(asked, context)
+    whole = SubQuestion(id=WHOLE_QUESTION_ID, text=asked.text, queries=[asked.text])
+    parts = planned_by_rules(asked.text, context)
     recalled = {sq.id: recall(view, sq, context.results_per_query) for sq in [whole, *parts]}
     from_memory = all(answered(view, sq, recalled[sq.id]) for sq in [whole, *parts])
     sub_questions = [whole]
     if from_memory:  # answered: the plan is the question's parts, none of them searched
         sub_questions += [sq.model_copy(update={"queries": []}) for sq in parts]
     share = int(context.evidence_budget * context.memory_share)
-    briefing = brief(view, memory, asked, share, number)
+    briefing = brief(view, memory, asked.text, share, number)
     turn = Turn(
         number=number,
         question=state.question,
-        asked=asked,
+        asked=asked.text,
         topic=memory.topic,
         overlap=None if topic.overlap is None else round(topic.overlap, 3),
         drifted=topic.drifted,
         resumed=topic.resumed,
         from_memory=from_memory,
-        constraints=[c.text for c in read.constraints],
+        constraints=[c.text for c in asked.constraints],
         replaced=replaced,
         memory_tokens=briefing.tokens,
         pointers=briefing.pointers,
