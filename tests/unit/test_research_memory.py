@@ -19,6 +19,7 @@ from grounded_research.memory.briefing import brief, fact_line
 from grounded_research.memory.constraints import corrected_question, read_turn, with_constraints
 from grounded_research.memory.facts import checked, still_exact
 from grounded_research.memory.recall import overlap
+from grounded_research.models import use_chat_model
 from grounded_research.selection.budget import count_tokens
 from grounded_research.state import Constraint, Fact, Memory, Source, State
 from tests.conftest import EXAMPLE_CORPUS
@@ -99,6 +100,26 @@ def test_the_plan_searches_only_the_part_the_thread_does_not_know(tmp_path: Path
         assert recalled and recalled <= set(first.evidence)
 
     asyncio.run(run())
+
+
+def test_the_planner_model_is_shown_what_the_thread_knows(tmp_path: Path) -> None:
+    from tests.unit.test_model_nodes import answering
+
+    plan = '{"sub_questions": [{"question": "Where is the Halvard Estra built?"}]}'
+    planner = answering(plan)
+    context = Context(corpus=str(EXAMPLE_CORPUS), cache_dir=str(tmp_path), max_rounds=0)
+
+    async def run() -> None:
+        async with open_session("model", "memory") as session:
+            await ask(session, ENERGY, context)
+            await ask(session, "Where does Halvard Automotive build the Aurora A1 cells?", context)
+
+    with use_chat_model({"planner": planner}):
+        asyncio.run(run())
+    first, second = ("\n".join(str(m.content) for m in asked) for asked in planner.asked)
+    assert "earlier research established" not in first
+    known = second.split("What this thread's earlier research established", 1)[1]
+    assert "390 Wh/kg" in known and "(turn 1)" in known
 
 
 def test_another_topic_starts_a_fresh_memory_and_a_return_takes_up_the_old(
