@@ -633,19 +633,22 @@ class State(OutputState):
         return [e for i, e in self.evidence.items() if i not in earlier or i in self.last_found]
 
     def turn_candidates(self) -> list[tuple[str, Evidence]]:
-        """What this turn may select from, each record once with the sub-question it is
-        filed under: what this turn's searches found, then what it recalled of the
-        thread's research; only from sources the memory's constraints admit."""
-        memory = self.memory
-        chosen = {e.id: (e.sub_question_id, e) for e in self.found_this_turn()}
+        """What this turn may select from, with the sub-question each is filed under:
+        what this turn's searches found, and what it recalled of the thread's research
+        for each sub-question (a record recalled for two is filed under both, as a
+        passage two searches found is); only from sources the constraints admit."""
+        filed = [(e.sub_question_id, e) for e in self.found_this_turn()]
+        seen = {(sub_question_id, e.id) for sub_question_id, e in filed}
         for sub_question_id, ids in self.recalled.items():
             for evidence_id in ids:
-                if evidence_id not in chosen and evidence_id in self.evidence:
-                    chosen[evidence_id] = (sub_question_id, self.evidence[evidence_id])
+                if (sub_question_id, evidence_id) not in seen and evidence_id in self.evidence:
+                    seen.add((sub_question_id, evidence_id))
+                    filed.append((sub_question_id, self.evidence[evidence_id]))
         return [
             (sub_question_id, record)
-            for sub_question_id, record in chosen.values()
-            if record.source_id in self.sources and memory.admits(self.sources[record.source_id])
+            for sub_question_id, record in filed
+            if record.source_id in self.sources
+            and self.memory.admits(self.sources[record.source_id])
         ]
 
     def filed_under(self, evidence_id: str) -> str:

@@ -102,6 +102,25 @@ def test_the_plan_searches_only_the_part_the_thread_does_not_know(tmp_path: Path
     asyncio.run(run())
 
 
+def test_evidence_recalled_for_two_parts_stands_under_both(tmp_path: Path) -> None:
+    """A passage two searches found is selected once and counts for both sub-questions;
+    so does a passage the thread recalled for two parts of a follow-up."""
+    context = Context(corpus=str(EXAMPLE_CORPUS), cache_dir=str(tmp_path), max_rounds=0)
+    question = "Where is the Aurora Cellworks pilot line and what is its annual capacity?"
+
+    async def run() -> None:
+        async with open_session("both", "memory") as session:
+            await ask(session, ENERGY, context)
+            second = await ask(session, question, context)
+        assert second.turns[-1].from_memory and second.usage.search_calls == 0
+        assert not [g for g in second.unresolved if g.kind == "no_evidence"]
+        assert "No passage answers this directly" not in second.report
+        selected = [i for ids in second.context.values() for i in ids]
+        assert len(selected) == len(set(selected))  # each record selected once
+
+    asyncio.run(run())
+
+
 def test_the_planner_model_is_shown_what_the_thread_knows(tmp_path: Path) -> None:
     from tests.unit.test_model_nodes import answering
 

@@ -55,7 +55,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
     candidates = candidates_per_sub_question(state, reprints)
     owner = best_sub_question_per_passage(candidates)
     owned = {
-        sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
+        sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == (sq.id, e.id)]
         for sq in state.sub_questions
     }
     ranker, warnings = ranker_for(context, run)
@@ -122,15 +122,18 @@ def candidates_per_sub_question(
     }
 
 
-def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict[Any, str]:
-    """A passage found for several sub-questions is selected once, where it scores best."""
-    owner: dict[tuple[str, int, int], Evidence] = {}
-    for records in candidates.values():
+def best_sub_question_per_passage(
+    candidates: dict[str, list[Evidence]],
+) -> dict[Any, tuple[str, str]]:
+    """A passage found (or recalled) for several sub-questions is selected once, where it
+    scores best: the sub-question and record id it is selected as."""
+    owner: dict[tuple[str, int, int], tuple[str, Evidence]] = {}
+    for sub_question_id, records in candidates.items():
         for record in records:
             known = owner.get(record.passage)
-            if known is None or (record.score, -record.round) > (known.score, -known.round):
-                owner[record.passage] = record
-    return {key: record.id for key, record in owner.items()}
+            if known is None or (record.score, -record.round) > (known[1].score, -known[1].round):
+                owner[record.passage] = (sub_question_id, record)
+    return {key: (sub_question_id, record.id) for key, (sub_question_id, record) in owner.items()}
 
 
 class RunTools(Protocol):
