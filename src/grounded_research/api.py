@@ -58,6 +58,8 @@ class ResearchResult(OutputState):
             "claims": [c.model_dump() for c in self.claims],
             "usage": self.usage.model_dump(),
             "warnings": list(self.warnings),
+            "turns": [t.model_dump() for t in self.turns],
+            "memory": self.memory.model_dump(),
         }
 
     def to_json(self) -> str:

@@ -33,6 +33,12 @@ RECORDS = (
     state.Claim,
     state.Usage,
     state.ResearchTask,
+    state.Fact,
+    state.Constraint,
+    state.OpenConflict,
+    state.OpenQuestion,
+    state.Memory,
+    state.Turn,
 )
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 CheckpointerKind = Literal["sqlite", "sqlite file", "postgres", "memory", "none"]

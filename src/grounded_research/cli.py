@@ -62,7 +62,11 @@ def run(
         bool, typer.Option("--json", help="Print the evidence table as JSON on stdout.")
     ] = False,
     thread: Annotated[
-        str | None, typer.Option(help="Thread id: resumes its run if it stopped part-way.")
+        str | None,
+        typer.Option(
+            help="Thread id: resumes its run if it stopped part-way; a new question on it "
+            "builds on its earlier research."
+        ),
     ] = None,
     checkpointer: Annotated[
         str,

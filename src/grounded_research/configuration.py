@@ -312,6 +312,23 @@ class Context:
     answer_reserve_tokens: int = field(
         default=2000, metadata=knob("Tokens of the writer's context kept for its answer.", ge=0)
     )
+    memory_share: float = field(
+        default=0.25,
+        metadata=knob(
+            "Share of the evidence token budget that a follow-up's research memory (facts, "
+            "constraints, open questions of the thread's earlier turns) may take; the least "
+            "relevant facts shrink to pointers beyond it.",
+            ge=0,
+        ),
+    )
+    drift_threshold: float = field(
+        default=0.3,
+        metadata=knob(
+            "A follow-up sharing less than this share of its terms with the thread's memory "
+            "is another topic: it starts a fresh memory (the old one is kept).",
+            ge=0,
+        ),
+    )
     min_independent_sources: int = field(
         default=2,
         metadata=knob(

@@ -1,5 +1,5 @@
-"""The research graph, whole: plan, research in parallel, select, check for gaps and
-re-search only those, then write and verify."""
+"""The research graph, whole: start the thread's turn, plan, research in parallel, select,
+check for gaps and re-search only those, then write, verify and remember."""
 
 from __future__ import annotations
 
@@ -13,13 +13,20 @@ from grounded_research.nodes.approve_plan import approve_plan
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.nodes.initial_search import initial_search
 from grounded_research.nodes.planner import planner
+from grounded_research.nodes.remember import remember
 from grounded_research.nodes.research import research
 from grounded_research.nodes.select_context import select_context
+from grounded_research.nodes.start_turn import start_turn
 from grounded_research.nodes.verify_citations import verify_citations
 from grounded_research.nodes.write_report import write_report
 from grounded_research.progress import step
 from grounded_research.resources import RunGraph
 from grounded_research.state import InputState, OutputState, ResearchTask, State, searched_key
+
+
+def search_or_recall(state: State) -> Literal["initial_search", "select_context"]:
+    """A turn the thread's evidence already answers makes no search."""
+    return "select_context" if state.turn.from_memory else "initial_search"
 
 
 def research_each_sub_question(state: State) -> list[Send] | Literal["select_context"]:
@@ -42,6 +49,7 @@ def research_gaps_or_write(state: State) -> list[Send] | Literal["write_report"]
 builder = RunGraph(
     State, input_schema=InputState, output_schema=OutputState, context_schema=Context
 )
+builder.add_node(step(start_turn))
 builder.add_node(step(initial_search))
 builder.add_node(step(planner))
 builder.add_node(step(approve_plan))
@@ -50,8 +58,10 @@ builder.add_node(step(select_context))
 builder.add_node(step(check_gaps))
 builder.add_node(step(write_report))
 builder.add_node(step(verify_citations))
+builder.add_node(step(remember))
 
-builder.add_edge(START, "initial_search")
+builder.add_edge(START, "start_turn")
+builder.add_conditional_edges("start_turn", search_or_recall, ["initial_search", "select_context"])
 builder.add_edge("initial_search", "planner")
 builder.add_edge("planner", "approve_plan")
 builder.add_conditional_edges(
@@ -61,6 +71,7 @@ builder.add_edge("research", "select_context")
 builder.add_edge("select_context", "check_gaps")
 builder.add_conditional_edges("check_gaps", research_gaps_or_write, ["research", "write_report"])
 builder.add_edge("write_report", "verify_citations")
-builder.add_edge("verify_citations", END)
+builder.add_edge("verify_citations", "remember")
+builder.add_edge("remember", END)
 
 graph = builder.compile(name="researcher")

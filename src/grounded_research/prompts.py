@@ -112,7 +112,19 @@ class Found:
     published: str = ""
 
 
-def planner_messages(question: str, results: Sequence[Found], most: int) -> list[BaseMessage]:
+def known_block(known: Sequence[str]) -> str:
+    """The thread's research memory as a prompt shows it (`memory/briefing.py`)."""
+    if not known:
+        return ""
+    return (
+        "\n\nWhat this thread's earlier research established (facts with their evidence "
+        "ids, the user's constraints, what is still open):\n" + "\n".join(known)
+    )
+
+
+def planner_messages(
+    question: str, results: Sequence[Found], most: int, known: Sequence[str] = ()
+) -> list[BaseMessage]:
     system = (
         "You plan research. Split the question into at most "
         f"{most} sub-questions that together answer it; a question that asks one thing "
@@ -126,6 +138,9 @@ def planner_messages(question: str, results: Sequence[Found], most: int) -> list
         quote("search_result", r.text, title=r.title, location=r.location) for r in results
     )
     user = f"Question: {question}\n\nInitial search results:\n{shown or '(none)'}"
+    user += known_block(known)
+    if known:
+        user += "\n\nPlan sub-questions only for what is new or still open."
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
 
@@ -199,6 +214,7 @@ def writer_messages(
     sections: Sequence[Section],
     conflicts: Sequence[str],
     unresolved: Sequence[str],
+    known: Sequence[str] = (),
 ) -> list[BaseMessage]:
     system = (
         "You write a research report in Markdown from the evidence given, and from nothing "
@@ -234,7 +250,7 @@ def writer_messages(
         notes += "\n\nStill open after the search (do not answer these):\n" + "\n".join(
             f"- {u}" for u in unresolved
         )
-    user = f"Question: {question}\n\n" + "\n\n".join(blocks) + notes
+    user = f"Question: {question}\n\n" + "\n\n".join(blocks) + notes + known_block(known)
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
 

@@ -4,6 +4,11 @@ Page contents never travel in the state: a source points at a content-addressed
 snapshot (sha256) and evidence keeps `(source_id, start, end)` into it, plus the
 verbatim slice so a reader can audit it without opening the store.
 
+A thread answers one question after another (turns). The thread's research stays on it:
+`sources`, `evidence` and `selections` accumulate over its turns (an id keeps naming the
+same record, so earlier citations stay valid), and so do `turns` and the research
+`memory`. Everything else is the current turn's, reset by `start_turn` (`next_turn`).
+
 Each channel has one writer. Gathering (`initial_search`, `research`) alone writes
 `sources` and `evidence`, as found; `select_context` alone writes `selections`, its
 verdicts on them (reprints, what goes to the writer and in which tier, the records it
@@ -19,6 +24,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, Field
+
+from grounded_research.text.dates import date_key
 
 SourceStatus = Literal["fetched", "failed", "blocked", "duplicate"]
 Origin = Literal["local", "web", "mcp"]
@@ -36,6 +43,7 @@ Verdict = Literal["supported", "partial", "unsupported", "contradicted", "invali
 RunStatus = Literal["pending", "ok", "no_sources"]
 Limit = Literal["max_rounds", "max_searches", "max_pages", "run_deadline", "token_budget"]
 Tier = Literal["full", "key_sentences", "listed"]
+ConstraintKind = Literal["after", "since", "before", "exclude", "meant"]
 WHOLE_QUESTION_ID = "q0"  # the sub-question that is the question as asked
 T = TypeVar("T")
 
@@ -238,6 +246,117 @@ class Usage(BaseModel):
 _LIMITS: tuple[Limit, ...] = get_args(Limit)
 
 
+# The thread's research memory: structured records, rebuilt from the evidence each turn.
+
+
+class Fact(BaseModel):
+    """A statement the thread's research confirmed: the claim as the report made it, the
+    evidence that says it, and what of it must stay exact."""
+
+    claim: str
+    evidence_ids: list[str]
+    turn: int
+    anchors: list[str] = Field(
+        default_factory=list,
+        description="Its numbers with units, dates, negations and conditions, as written: "
+        "each must appear verbatim in its evidence (`memory/facts.py`).",
+    )
+    rebuilt: bool = Field(
+        default=False, description="Rebuilt from its evidence after failing the check."
+    )
+
+
+class Constraint(BaseModel):
+    """A condition the user put on the research ("only sources after 2023", "ignore
+    vendor blogs", "I meant the 2026 model"), kept for every later turn."""
+
+    text: str = Field(description="As the user wrote it.")
+    kind: ConstraintKind
+    value: str = Field(description="The year, the words to exclude, or the meant term.")
+    turn: int
+    replaces: str = Field(default="", description="The earlier statement it corrects.")
+    replaces_turn: int = 0
+
+    def admits(self, source: Source) -> bool:
+        """Whether a source may be used under this constraint; a source without a date
+        cannot be shown to meet a date constraint."""
+        if self.kind == "exclude":
+            about = f"{source.title} {source.location}".lower()
+            return not all(word in about for word in self.value.lower().split())
+        if self.kind == "meant":
+            return True
+        year = date_key(source.published)[:4]
+        if not year:
+            return False
+        if self.kind == "after":
+            return year > self.value
+        if self.kind == "since":
+            return year >= self.value
+        return year < self.value
+
+
+class OpenConflict(BaseModel):
+    subject: str
+    values: list[str]
+    evidence_ids: list[str]
+    turn: int
+
+
+class OpenQuestion(BaseModel):
+    question: str
+    detail: str
+    turn: int
+
+
+class Memory(BaseModel):
+    """What a careful analyst's notebook holds about one topic of the thread; a turn that
+    drifts off the topic starts the next memory and the old one is kept."""
+
+    topic: int = 0
+    turns: list[int] = Field(default_factory=list)
+    questions: list[str] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    conflicts: list[OpenConflict] = Field(default_factory=list)
+    unresolved: list[OpenQuestion] = Field(default_factory=list)
+    constraints: list[Constraint] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list, description="Queries searched.")
+    sources: list[str] = Field(default_factory=list, description="Source ids used.")
+    found: list[str] = Field(
+        default_factory=list, description="Evidence ids found in its turns: what it recalls."
+    )
+
+    def admits(self, source: Source) -> bool:
+        return all(constraint.admits(source) for constraint in self.constraints)
+
+
+class Turn(BaseModel):
+    """One question on the thread, and how the thread's memory served it."""
+
+    number: int
+    question: str = Field(description="As the user asked it.")
+    asked: str = Field(
+        description="What the turn researched: constraints taken out, a bare correction's "
+        "earlier question re-asked with it."
+    )
+    topic: int = 0
+    overlap: float | None = Field(
+        default=None, description="Share of its terms the memory knows (None: first turn)."
+    )
+    drifted: bool = False
+    resumed: bool = Field(
+        default=False, description="Drifted back to an earlier topic: its memory resumed."
+    )
+    from_memory: bool = Field(
+        default=False, description="Answered from the thread's evidence: no search."
+    )
+    constraints: list[str] = Field(default_factory=list, description="Added by this turn.")
+    replaced: list[str] = Field(
+        default_factory=list, description="Earlier statements its corrections replace."
+    )
+    memory_tokens: int = Field(default=0, description="Tokens of the memory briefing.")
+    pointers: int = Field(default=0, description="Facts shrunk to pointers in the briefing.")
+
+
 # Reducers: parallel `Send` branches return partial updates that LangGraph merges
 # with these, so a record found by two branches is kept once.
 
@@ -279,6 +398,17 @@ def merge_sub_questions(left: list[SubQuestion], right: list[SubQuestion]) -> li
             order.append(sq.id)
         by_id[sq.id] = sq
     return [by_id[i] for i in order]
+
+
+def merge_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
+    """Turns by number: the newer record of a turn replaces the older, in place."""
+    by_number = {turn.number: turn for turn in left}
+    by_number.update((turn.number, turn) for turn in right)
+    return [by_number[n] for n in sorted(by_number)]
+
+
+def merge_recalled(left: dict[str, list[str]], right: dict[str, list[str]]) -> dict[str, list[str]]:
+    return {**left, **right}
 
 
 def union(left: list[str], right: list[str]) -> list[str]:
@@ -346,6 +476,21 @@ class OutputState:
     claims: list[Claim] = field(default_factory=list)
     usage: Annotated[Usage, add_usage] = field(default_factory=Usage)
     warnings: Annotated[list[str], append] = field(default_factory=list)
+    cited: Annotated[dict[str, Evidence], merge_evidence] = field(
+        default_factory=dict,
+        metadata={
+            "description": "Records a selection made (a passage grown by its neighbour, cut "
+            "to key sentences) that a turn's report cited: kept for the thread, so that "
+            "earlier turns' citations stay valid after later turns select anew."
+        },
+    )
+    turns: Annotated[list[Turn], merge_turns] = field(
+        default_factory=list, metadata={"description": "The thread's turns: the last is current."}
+    )
+    memory: Memory = field(
+        default_factory=Memory,
+        metadata={"description": "The research memory of the thread's current topic."},
+    )
 
     @property
     def selection(self) -> Selection:
@@ -367,7 +512,7 @@ class OutputState:
         selections make again keeps its first making), with the strategy and tier of the
         last step that had it: the latest selection that used it, or a search that found
         it again after that."""
-        found = self.evidence.get(evidence_id)
+        found = self.evidence.get(evidence_id) or self.cited.get(evidence_id)
         made = [s.records[evidence_id] for s in self.selections if evidence_id in s.records]
         if not made:
             if found is None:
@@ -376,7 +521,7 @@ class OutputState:
         rounds = [s.round for s in self.selections if evidence_id in s.records]
         first = found if found is not None and found.round <= rounds[0] else made[0]
         last = made[-1]
-        if found is not None and self.last_found.get(evidence_id, found.round) > rounds[-1]:
+        if found is not None and self.last_found.get(evidence_id, -1) > rounds[-1]:
             last = found
         if (first.strategy, first.tier) == (last.strategy, last.tier):
             return first
@@ -410,7 +555,13 @@ class OutputState:
             for selection in self.selections:
                 if selection.round == round_number:
                     order.update((i, None) for i in selection.records if i not in order)
+        order.update((i, None) for i in self.cited if i not in order)
         return {evidence_id: self.record(evidence_id) for evidence_id in order}
+
+    @property
+    def turn(self) -> Turn:
+        """The current turn (number 0 before the first)."""
+        return self.turns[-1] if self.turns else Turn(number=0, question="", asked="")
 
 
 @dataclass(kw_only=True)
@@ -421,16 +572,44 @@ class State(OutputState):
         default_factory=list,
         metadata={"description": "The research the latest gap check asks for: none, write."},
     )
+    recalled: Annotated[dict[str, list[str]], merge_recalled] = field(
+        default_factory=dict,
+        metadata={
+            "description": "Evidence ids of the thread's earlier turns that this turn "
+            "recalled, per sub-question: candidates for its selection beside what it finds."
+        },
+    )
+    earlier_evidence: list[str] = field(
+        default_factory=list,
+        metadata={
+            "description": "Ids of the evidence the thread held when this turn started: "
+            "the turn selects from them only what it finds again or recalls."
+        },
+    )
+    briefing: list[str] = field(
+        default_factory=list,
+        metadata={"description": "The memory as the turn's model prompts are shown it."},
+    )
+    earlier_memories: list[Memory] = field(
+        default_factory=list,
+        metadata={"description": "Memories of topics the thread drifted away from."},
+    )
 
     @classmethod
-    def fresh(cls, **values: Any) -> dict[str, Any]:
+    def fresh(cls, keep: Iterable[str] = (), **values: Any) -> dict[str, Any]:
         """The update that starts a thread over: these values, and every other channel
-        back to its default (a field without a default is the input and is kept)."""
+        back to its default (a field without a default is the input and is kept), but
+        for the channels named in `keep`."""
         from langgraph.types import Overwrite  # here: the records load without LangGraph
 
         hints = get_type_hints(cls, include_extras=True)
         update: dict[str, Any] = {}
+        kept = set(keep)
         for channel in fields(cls):
+            if channel.name in kept:  # a value given for a kept channel merges as usual
+                if channel.name in values:
+                    update[channel.name] = values[channel.name]
+                continue
             if channel.name in values:
                 value = values[channel.name]
             elif channel.default_factory is not MISSING:
@@ -443,6 +622,42 @@ class State(OutputState):
             update[channel.name] = Overwrite(value) if merged else value
         return update
 
+    @classmethod
+    def next_turn(cls, **values: Any) -> dict[str, Any]:
+        """The update that starts a turn: the thread's research kept, the rest reset."""
+        return cls.fresh(keep=THREAD_CHANNELS, **values)
+
+    def found_this_turn(self) -> list[Evidence]:
+        """The evidence this turn's searches found: new to the thread, or found again."""
+        earlier = set(self.earlier_evidence)
+        return [e for i, e in self.evidence.items() if i not in earlier or i in self.last_found]
+
+    def turn_candidates(self) -> list[tuple[str, Evidence]]:
+        """What this turn may select from, with the sub-question each is filed under:
+        what this turn's searches found, and what it recalled of the thread's research
+        for each sub-question (a record recalled for two is filed under both, as a
+        passage two searches found is); only from sources the constraints admit."""
+        filed = [(e.sub_question_id, e) for e in self.found_this_turn()]
+        seen = {(sub_question_id, e.id) for sub_question_id, e in filed}
+        for sub_question_id, ids in self.recalled.items():
+            for evidence_id in ids:
+                if (sub_question_id, evidence_id) not in seen and evidence_id in self.evidence:
+                    seen.add((sub_question_id, evidence_id))
+                    filed.append((sub_question_id, self.evidence[evidence_id]))
+        return [
+            (sub_question_id, record)
+            for sub_question_id, record in filed
+            if record.source_id in self.sources
+            and self.memory.admits(self.sources[record.source_id])
+        ]
+
+    def filed_under(self, evidence_id: str) -> str:
+        """The sub-question of this turn a selected record answers."""
+        for sub_question_id, ids in self.context.items():
+            if evidence_id in ids:
+                return sub_question_id
+        return self.record(evidence_id).sub_question_id
+
     def open_gaps(self) -> list[Gap]:
         """The gaps found by the latest gap check."""
         return [gap for gap in self.gaps if gap.round == self.round]
@@ -451,8 +666,8 @@ class State(OutputState):
         """Selected passages this sub-question's searches found, including those the
         selection filed under another sub-question (each passage is selected once)."""
         found: dict[str, list[tuple[int, int]]] = {}
-        for e in self.evidence.values():
-            if e.sub_question_id == sub_question_id:
+        for filed, e in self.turn_candidates():
+            if filed == sub_question_id:
                 found.setdefault(e.source_id, []).append((e.start, e.end))
         own = self.context.get(sub_question_id, [])
         others = [i for key, ids in self.context.items() if key != sub_question_id for i in ids]
@@ -465,10 +680,15 @@ class State(OutputState):
         reprints = self.selection.reprints
         originals: set[str] = set()
         for evidence_id in evidence_ids:
-            if evidence_id in self.selection.records or evidence_id in self.evidence:
+            known = self.selection.records, self.evidence, self.cited
+            if any(evidence_id in records for records in known):
                 source_id = self.record(evidence_id).source_id
                 originals.add(reprints.get(source_id, source_id))
         return originals
+
+
+THREAD_CHANNELS = frozenset({"sources", "evidence", "cited", "turns", "memory", "earlier_memories"})
+"""The channels a new turn keeps: the thread's research."""
 
 
 def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:

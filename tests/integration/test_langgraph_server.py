@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import fields
@@ -106,6 +107,38 @@ def test_stream_a_run_read_state_and_history_then_ask_again(server: str) -> None
     after = client.threads.get_state(thread["thread_id"])["values"]
     assert after["question"].startswith("Which company")
     assert all("Estra" not in q["text"] for q in after["sub_questions"])  # a fresh start
+
+
+def test_a_thread_builds_on_its_research_over_the_server(server: str) -> None:
+    """The done-when thread of issue 16 through the SDK: a constraint, its correction,
+    then a number that only the first turn's evidence states."""
+    client = langgraph_sdk.get_sync_client(url=server)
+    thread = client.threads.create()["thread_id"]
+    configurable = {"corpus": "solid-state"}
+    turns = [
+        "What energy density does the Aurora A1 cell reach? Only use sources published after 2025.",
+        "Correction: only use sources published after 2023, not after 2025.",
+        "What capacity retention did the Aurora A1 cell show after 800 cycles?",
+    ]
+    states = []
+    for question in turns:
+        client.runs.wait(
+            thread,
+            "researcher",
+            input={"question": question},
+            config={"configurable": configurable},
+        )
+        states.append(client.threads.get_state(thread)["values"])
+    first, second, third = states
+    assert "450 Wh/kg" not in first["report"] and "450 Wh/kg" in second["report"]
+    assert "replaces “Only use sources published after 2025.” (turn 1)" in second["report"]
+    assert third["usage"]["search_calls"] == 0 and third["turns"][-1]["from_memory"]
+    found_first = {e["id"] for e in first["evidence"].values() if "88%" in e["text"]}
+    answer = third["report"].split("## Answer", 1)[1].split("\n## ", 1)[0]
+    numbers = {r["number"]: r["evidence_id"] for r in third["references"]}
+    cited = {numbers[int(n)] for n in re.findall(r"\[(\d+)\]", answer)}
+    assert "88%" in answer and cited and cited <= found_first
+    assert set(first["evidence"]) <= set(third["evidence"])  # earlier ids still there
 
 
 def test_plan_approval_over_the_server(server: str) -> None:

@@ -1,4 +1,5 @@
-"""Threads: a second question starts clean; plan approval stops and resumes."""
+"""Threads: plan approval stops and resumes (follow-up questions on a thread:
+`test_research_memory.py`)."""
 
 from __future__ import annotations
 
@@ -13,31 +14,6 @@ from grounded_research.configuration import Context
 from grounded_research.errors import InputError
 from grounded_research.state import InputState
 from tests.conftest import EXAMPLE_CORPUS
-
-
-def test_second_question_on_a_thread_starts_from_a_clean_slate(tmp_path: Path) -> None:
-    options = {"corpus": str(EXAMPLE_CORPUS), "cache_dir": str(tmp_path)}
-
-    async def run() -> None:
-        sqlite = str(tmp_path / "runs.sqlite")
-        first = await aresearch(
-            "Where is the Halvard Estra built?", thread_id="t", checkpointer=sqlite, **options
-        )
-        second = await aresearch(
-            "What energy density does the Aurora A1 reach?",
-            thread_id="t",
-            checkpointer=sqlite,
-            **options,
-        )
-        alone = await aresearch(
-            "What energy density does the Aurora A1 reach?", checkpointer="none", **options
-        )
-        assert first.question != second.question
-        assert set(second.evidence) == set(alone.evidence)
-        assert second.usage.search_calls == alone.usage.search_calls
-        assert [sq.text for sq in second.sub_questions] == [sq.text for sq in alone.sub_questions]
-
-    asyncio.run(run())
 
 
 def test_plan_approval_interrupts_and_resumes_with_an_edited_plan(tmp_path: Path) -> None:

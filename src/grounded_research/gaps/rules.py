@@ -232,7 +232,7 @@ def conflict_gaps(state: State) -> list[Gap]:
     gaps: list[Gap] = []
     for disagreement in find_disagreements(statements(selected)):
         first: Statement = disagreement.sides[0][0]
-        sub_question = by_id[state.record(first.evidence_id).sub_question_id]
+        sub_question = by_id[state.filed_under(first.evidence_id)]
         values = " vs ".join(value for _, value in disagreement.sides)
         gap = new_gap(
             state,

@@ -36,6 +36,8 @@ async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     gaps = await find_gaps(state, context, llm)
 
     follow_ups = next_research(state.sub_questions, gaps, state.searched, state.round, context)
+    if state.turn.from_memory:  # the thread's evidence answers it: no search this turn
+        follow_ups = []
     loop = Usage(rounds=1) if follow_ups else Usage()
     if not follow_ups and rounds_ran_out(state, gaps, context):
         loop = Usage(limits_reached=["max_rounds"])

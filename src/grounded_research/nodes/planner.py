@@ -4,6 +4,9 @@ Extractive mode: a question joined by "and", ";" or several question marks becom
 sub-question per part; a part that leans on the others ("what do they cost") borrows
 the names from the rest of the question so its queries can stand alone.
 
+On a thread's follow-up, the plan searches only what is new: a part the thread's
+evidence already answers is not searched, nor a query it already ran (`only_what_is_new`).
+
 With a model: the model splits the question, seeing the initial search results (titles
 and snippets, quoted as data) so that its queries use the names the sources use. The
 whole question stays sub-question q0 either way.
@@ -17,6 +20,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
+from grounded_research.memory.recall import answered, recall
 from grounded_research.models import ModelFailure, NodeModel, node_model
 from grounded_research.progress import reports
 from grounded_research.prompts import Found, Plan, planner_messages
@@ -48,16 +52,42 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 
     llm = node_model(context, "planner", node="planner")
     warnings: list[str] = []
+    planned: list[SubQuestion] | None = None
     if llm is not None:
         try:
             planned = await planned_by_model(llm, state, context)
-            return {"sub_questions": [whole, *planned], "usage": llm.usage()}
         except ModelFailure as failure:
             warnings = llm.fell_back(failure, "planned by rules instead")
+    if planned is None:
+        planned = planned_by_rules(whole.text, context)
 
-    sub_questions = [whole, *planned_by_rules(state.question, context)]
+    sub_questions, recalled = only_what_is_new(state, planned, context)
     usage = llm.usage() if llm else Usage()
-    return {"sub_questions": sub_questions, "usage": usage, "warnings": warnings}
+    return {
+        "sub_questions": [whole, *sub_questions],
+        "recalled": recalled,
+        "usage": usage,
+        "warnings": warnings,
+    }
+
+
+def only_what_is_new(
+    state: State, planned: list[SubQuestion], context: Context
+) -> tuple[list[SubQuestion], dict[str, list[str]]]:
+    """The plan searching only what the thread does not know yet: a sub-question that
+    its memory's evidence answers (the gap check's test) is not searched, and no query
+    the memory already ran is run again; the recalled evidence joins the turn's."""
+    done = {" ".join(q.lower().split()) for q in state.memory.queries}
+    kept: list[SubQuestion] = []
+    recalled: dict[str, list[str]] = {}
+    for sub_question in planned:
+        known = recall(state, sub_question, context.results_per_query)
+        recalled[sub_question.id] = [e.id for e in known]
+        queries = [q for q in sub_question.queries if " ".join(q.lower().split()) not in done]
+        if answered(state, sub_question, known):
+            queries = []
+        kept.append(sub_question.model_copy(update={"queries": queries}))
+    return kept, recalled
 
 
 async def planned_by_model(llm: NodeModel, state: State, context: Context) -> list[SubQuestion]:
@@ -65,10 +95,15 @@ async def planned_by_model(llm: NodeModel, state: State, context: Context) -> li
     are dropped, and a sub-question without queries is searched as written. An empty plan
     for a question the rules can split is a failure: the rules' parts are better."""
     plan = await llm.structured(
-        planner_messages(state.question, initial_results(state), context.max_sub_questions),
+        planner_messages(
+            state.sub_questions[0].text,
+            initial_results(state),
+            context.max_sub_questions,
+            state.briefing,
+        ),
         Plan,
     )
-    seen = {" ".join(state.question.lower().split())}
+    seen = {" ".join(state.sub_questions[0].text.lower().split())}
     sub_questions: list[SubQuestion] = []
     for planned in plan.sub_questions:
         text = " ".join(planned.question.split())
@@ -87,7 +122,7 @@ async def planned_by_model(llm: NodeModel, state: State, context: Context) -> li
         )
         if len(sub_questions) == context.max_sub_questions:
             break
-    if not sub_questions and question_parts(state.question):
+    if not sub_questions and question_parts(state.sub_questions[0].text):
         raise ModelFailure("it planned no sub-questions for a question with several parts")
     return sub_questions
 
@@ -96,7 +131,7 @@ def initial_results(state: State) -> list[Found]:
     """The best passages the question found as asked, as the planner is shown them."""
     whole = state.sub_questions[0].id
     found = sorted(
-        (e for e in state.evidence.values() if e.sub_question_id == whole), key=lambda e: -e.score
+        (e for filed, e in state.turn_candidates() if filed == whole), key=lambda e: -e.score
     )
     results: list[Found] = []
     for record in found[:PLANNER_RESULTS]:

@@ -1,9 +1,11 @@
 """Choose what the writer may ever say (`selection/select.py`), once per round, after
-the research branches: the state keeps each selection as a record of its own."""
+the research branches: the state keeps each selection as a record of its own. On a
+follow-up the thread's memory takes its share of the token budget first."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,6 +24,9 @@ def summary(update: dict[str, Any]) -> str:
 @reports(summary)
 async def select_context(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
+    if state.turn.memory_tokens:  # the memory's briefing and the evidence share the budget
+        evidence_budget = max(1, context.evidence_budget - state.turn.memory_tokens)
+        context = replace(context, token_budget=evidence_budget)
     run = resources_of(runtime)
     selected = await asyncio.to_thread(select, state, context, run)  # reads snapshots, embeds
     # cut to key sentences or listed by title: the evidence did not fit the budget

@@ -1,4 +1,5 @@
-"""Node: write the report from the selected evidence; `report/` holds how."""
+"""Node: write the report from the selected evidence; `report/` holds how. On a thread's
+follow-up, notes under the title say how the thread's research served it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context, get_context
+from grounded_research.memory.notes import with_thread_notes
 from grounded_research.models import node_model
 from grounded_research.progress import reports
 from grounded_research.report.write import no_sources_report, write
@@ -21,7 +23,8 @@ def summary(update: dict[str, Any]) -> str:
 @reports(summary)
 async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     if not any(state.context.values()):
-        return {"status": "no_sources", "report": no_sources_report(state), "references": []}
+        report = with_thread_notes(no_sources_report(state), state)
+        return {"status": "no_sources", "report": report, "references": []}
 
     context = get_context(runtime)
     llm = node_model(context, "writer", node="write_report")
@@ -29,7 +32,7 @@ async def write_report(state: State, runtime: Runtime[Context]) -> dict[str, Any
     report, references, warnings = await write(state, llm, snapshots.get)
     return {
         "status": "ok",
-        "report": report,
+        "report": with_thread_notes(report, state),
         "references": references,
         "usage": llm.usage() if llm else Usage(),
         "warnings": warnings,

@@ -396,7 +396,7 @@ async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, l
     unresolved = [gap.detail for gap in state.unresolved if gap.kind not in CONFLICT_KINDS]
     language = language_of(state.question, chinese=has_cjk(state.question))
     text = await llm.text(
-        writer_messages(state.question, language, sections, conflicts, unresolved)
+        writer_messages(state.question, language, sections, conflicts, unresolved, state.briefing)
     )
     number = Citations.of(state)
     body, problems = cite_evidence(own_body(text), aliases, number)

@@ -55,7 +55,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
     candidates = candidates_per_sub_question(state, reprints)
     owner = best_sub_question_per_passage(candidates)
     owned = {
-        sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == e.id]
+        sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == (sq.id, e.id)]
         for sq in state.sub_questions
     }
     ranker, warnings = ranker_for(context, run)
@@ -97,7 +97,8 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
 def candidates_per_sub_question(
     state: State, reprints: dict[str, str]
 ) -> dict[str, list[Evidence]]:
-    """Evidence from readable sources, best first. A reprint's passage stays out when a
+    """The turn's evidence (`State.turn_candidates`) from readable sources, best first, per
+    sub-question it is filed under. A reprint's passage stays out when a
     passage found in its original says the same thing: only what the copy adds (an
     editor's note, a changed figure) is worth a place of its own, and what it shares is
     kept once, from whichever of the two the search found."""
@@ -105,7 +106,7 @@ def candidates_per_sub_question(
     for record in state.evidence.values():
         found_in.setdefault(record.source_id, []).append(normalize(record.text))
     grouped: dict[str, list[Evidence]] = {}
-    for record in state.evidence.values():
+    for sub_question_id, record in state.turn_candidates():
         source = state.sources.get(record.source_id)
         if source is None or source.status != "fetched":
             continue
@@ -114,22 +115,25 @@ def candidates_per_sub_question(
             text = normalize(record.text)
             if any(text in passage for passage in found_in.get(original, [])):
                 continue
-        grouped.setdefault(record.sub_question_id, []).append(record)
+        grouped.setdefault(sub_question_id, []).append(record)
     return {
         sub_question_id: sorted(records, key=lambda r: (-r.score, r.round, r.id))
         for sub_question_id, records in grouped.items()
     }
 
 
-def best_sub_question_per_passage(candidates: dict[str, list[Evidence]]) -> dict[Any, str]:
-    """A passage found for several sub-questions is selected once, where it scores best."""
-    owner: dict[tuple[str, int, int], Evidence] = {}
-    for records in candidates.values():
+def best_sub_question_per_passage(
+    candidates: dict[str, list[Evidence]],
+) -> dict[Any, tuple[str, str]]:
+    """A passage found (or recalled) for several sub-questions is selected once, where it
+    scores best: the sub-question and record id it is selected as."""
+    owner: dict[tuple[str, int, int], tuple[str, Evidence]] = {}
+    for sub_question_id, records in candidates.items():
         for record in records:
             known = owner.get(record.passage)
-            if known is None or (record.score, -record.round) > (known.score, -known.round):
-                owner[record.passage] = record
-    return {key: record.id for key, record in owner.items()}
+            if known is None or (record.score, -record.round) > (known[1].score, -known[1].round):
+                owner[record.passage] = (sub_question_id, record)
+    return {key: (sub_question_id, record.id) for key, (sub_question_id, record) in owner.items()}
 
 
 class RunTools(Protocol):

@@ -207,3 +207,36 @@ def contains_content(evidence_text: str, content: set[str]) -> bool:
 
 def _to_float(number: str) -> float:
     return float(number.replace(",", ""))
+
+
+_WRITTEN_DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+[A-Z][a-z]{2,8}\.?,?\s+\d{4}\b|"
+    r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+\d{4}\b|\d{4}\s*年(?:\s*\d{1,2}\s*月)?"
+)
+_ANY_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_CONDITION = re.compile(
+    r"\b(?:if|unless|only|except|provided|until|at least|at most|up to|more than|less than|"
+    r"fewer than|below|above|before|after|per)\b|如果|除非|仅|只有|至少|最多",
+    re.IGNORECASE,
+)
+
+
+def exact_terms(sentence: str) -> list[str]:
+    """What must stay exact when the sentence is restated, as written: its numbers with
+    their units, its dates, its negations and its conditions ("only", "unless", "after")."""
+    terms = [q.text for q in quantities(sentence)]
+    terms += _WRITTEN_DATE.findall(sentence)
+    terms += _ANY_NUMBER.findall(sentence)
+    terms += [m.group(0) for m in _NEGATION.finditer(sentence)]
+    terms += [m.group(0) for m in _CONDITION.finditer(sentence)]
+    return list(dict.fromkeys(t.strip() for t in terms if t.strip()))
+
+
+def negations(sentence: str) -> set[str]:
+    """The negation words of a sentence, lower case."""
+    return {m.group(0).lower() for m in _NEGATION.finditer(sentence)}
+
+
+def conditions(sentence: str) -> set[str]:
+    """The condition words of a sentence ("only", "unless", "before"), lower case."""
+    return {m.group(0).lower() for m in _CONDITION.finditer(sentence)}
