@@ -10,16 +10,12 @@ the query from its snapshot, as for Tavily and `--urls`.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from grounded_research.configuration import Context
-from grounded_research.retrieval.base import SearchHit, SourceProblem
-from grounded_research.retrieval.passages import rank_passages
-from grounded_research.retrieval.session import RunSession, problem_of
+from grounded_research.retrieval.engine import SearchEngine
 from grounded_research.retrieval.tavily import RetryAfter
 from grounded_research.retrieval.web import USER_AGENT, WebPage, shared_ssl_context
 
@@ -44,26 +40,11 @@ def result_links(answer: Any, most: int) -> list[tuple[str, str]]:
     return list(links.items())
 
 
-class SearxngRetriever:
+class SearxngRetriever(SearchEngine):
     name = "searxng"
 
-    def __init__(self, context: Context, session: RunSession) -> None:
-        self.context = context
-        self.session = session
-        self.fetches = 0
-        self._problems: dict[str, SourceProblem] = {}
-
-    async def search(self, query: str, k: int) -> list[SearchHit]:
-        answer = await self.session.search(lambda: self._ask(query))
-        links = result_links(answer, self.context.searxng_max_results)
-        pages = await asyncio.gather(*(self._page(url, title) for url, title in links))
-        for page in pages:
-            if page.status != "fetched":
-                self._problems[page.url] = problem_of(page)
-        return rank_passages(pages, query, k, self.context.chunk_size)
-
-    def problems(self) -> list[SourceProblem]:
-        return list(self._problems.values())
+    def _results(self, answer: Any) -> list[tuple[str, str]]:
+        return result_links(answer, self.context.searxng_max_results)
 
     async def _ask(self, query: str) -> Any:
         transport = RetryAfter(httpx.AsyncHTTPTransport(verify=shared_ssl_context()))
@@ -85,8 +66,6 @@ class SearxngRetriever:
         except ValueError as error:
             raise SearxngError(f"SearXNG's answer is not JSON: {error}") from None
 
-    async def _page(self, url: str, title: str) -> WebPage:
-        page, fetched_here = await self.session.result_page(url, title)
-        if fetched_here and page.downloaded:
-            self.fetches += 1
-        return page
+    async def _page(self, result: tuple[str, str]) -> WebPage:
+        url, title = result
+        return await self._fetched(url, title)

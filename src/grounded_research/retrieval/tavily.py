@@ -16,9 +16,8 @@ from typing import Any
 import httpx
 
 from grounded_research.configuration import Context
-from grounded_research.retrieval.base import SearchHit, SourceProblem
-from grounded_research.retrieval.passages import rank_passages
-from grounded_research.retrieval.session import RunSession, problem_of
+from grounded_research.retrieval.engine import SearchEngine
+from grounded_research.retrieval.session import RunSession
 from grounded_research.retrieval.web import WebPage, shared_ssl_context
 
 RETRIES = 2  # asks again after a 429 or 503, at most this many times
@@ -64,27 +63,15 @@ def retry_after(response: httpx.Response) -> float | None:
     return wait if wait <= LONGEST_WAIT else None
 
 
-class TavilyRetriever:
+class TavilyRetriever(SearchEngine):
     name = "tavily"
 
     def __init__(self, context: Context, session: RunSession, api_key: str) -> None:
-        self.context = context
-        self.session = session
+        super().__init__(context, session)
         self.api_key = api_key
-        self.fetches = 0
-        self._problems: dict[str, SourceProblem] = {}
 
-    async def search(self, query: str, k: int) -> list[SearchHit]:
-        answer = await self.session.search(lambda: self._ask(query))
-        results = [r for r in answer.get("results", []) if isinstance(r, dict) and r.get("url")]
-        pages = await asyncio.gather(*(self._page(result) for result in results))
-        for page in pages:
-            if page.status != "fetched":
-                self._problems[page.url] = problem_of(page)
-        return rank_passages(pages, query, k, self.context.chunk_size)
-
-    def problems(self) -> list[SourceProblem]:
-        return list(self._problems.values())
+    def _results(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+        return [r for r in answer.get("results", []) if isinstance(r, dict) and r.get("url")]
 
     async def _ask(self, query: str) -> dict[str, Any]:
         from tavily import AsyncTavilyClient  # with `requests`: only for a web search
@@ -126,7 +113,4 @@ class TavilyRetriever:
                     text=raw,
                 )
             )
-        page, fetched_here = await self.session.result_page(url, str(result.get("title") or ""))
-        if fetched_here and page.downloaded:
-            self.fetches += 1
-        return page
+        return await self._fetched(url, str(result.get("title") or ""))
