@@ -228,8 +228,9 @@ def test_the_example_report_reads_cleanly(example: tuple[str, dict[str, object]]
     unresolved = section(report, "Unresolved")
     question = report.splitlines()[0].removeprefix("# ")
     assert unresolved.strip() and question not in unresolved
-    for internal in ("independent source(s)", "not covered:", " vs "):
+    for internal in ("independent source(s)", "not covered:", " vs ", "short: max_rounds"):
         assert internal not in unresolved
+    assert "The run used up its rounds of searching again for what is missing" in unresolved
 
     conflicts = section(report, "Conflicts")
     assert "| value | source | date |" in conflicts

@@ -66,7 +66,13 @@ LABELS: dict[Language, dict[str, str]] = {
         "not_used": "Could not be used ({status}): {location}: {why}",
         "more_not_used": "{count} more sources could not be used (see the evidence table)",
         "searches_failed": "{failed} of {calls} search calls failed (see the warnings)",
-        "limits": "The run's limits cut it short: {limits}",
+        "limits": "The run used up {limits}.",
+        "limit_max_rounds": "its rounds of searching again for what is missing (max_rounds)",
+        "limit_max_searches": "its searches (max_searches)",
+        "limit_max_pages": "the pages it may fetch (max_pages)",
+        "limit_run_deadline": "its time (run_deadline)",
+        "limit_token_budget": "its room for evidence: some passages found are left out "
+        "(token_budget)",
         # What stays open, in words (`unresolved.in_plain_words`): {about} is the
         # sub-question, or the question as "this question".
         "this_question": "this question",
@@ -97,7 +103,12 @@ LABELS: dict[Language, dict[str, str]] = {
         "not_used": "无法使用（{status}）：{location}：{why}",
         "more_not_used": "另有 {count} 个来源无法使用（见证据表）",
         "searches_failed": "{calls} 次检索中有 {failed} 次失败（见警告）",
-        "limits": "运行限额提前结束了工作：{limits}",
+        "limits": "运行已用尽{limits}。",
+        "limit_max_rounds": "补充搜索的轮数（max_rounds）",
+        "limit_max_searches": "搜索次数（max_searches）",
+        "limit_max_pages": "可抓取的网页数（max_pages）",
+        "limit_run_deadline": "运行时间（run_deadline）",
+        "limit_token_budget": "证据的篇幅：部分找到的段落未被采用（token_budget）",
         "this_question": "这个问题",
         "about": "“{text}”",
         "on": "关于{about}：{sentence}",

@@ -94,7 +94,7 @@ def _cell(text: str) -> str:
 def unresolved_section(state: State, gaps: list[Gap], lang: Language) -> str:
     """What stays open, in plain words (`unresolved`): missing evidence per
     sub-question, the disagreements, then what the run could not read or search and the
-    budgets that cut it short."""
+    limits the run used up."""
     lines = [f"- {line}" for line in unresolved_lines(state, gaps, lang)]
     lines += [f"- {line}" for line in not_searched_or_read(state, lang)]
     if not lines:
@@ -122,7 +122,8 @@ def not_searched_or_read(state: State, lang: Language) -> list[str]:
             labels["searches_failed"].format(failed=usage.searches_failed, calls=usage.search_calls)
         )
     if usage.limits_reached:
-        lines.append(labels["limits"].format(limits=", ".join(usage.limits_reached)))
+        used_up = [labels[f"limit_{limit}"] for limit in usage.limits_reached]
+        lines.append(labels["limits"].format(limits="; ".join(used_up)))
     return lines
 
 
