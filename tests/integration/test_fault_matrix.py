@@ -39,7 +39,7 @@ SECOND = html(
 )
 # What the report says about what it could not search or read (`report/write.py`).
 SAYS_MISSING = re.compile(
-    r"^- (Could not be used|\d+ of \d+ search calls|The run's limits).*$", re.MULTILINE
+    r"^- (Could not be used|\d+ of \d+ search calls|The run used up).*$", re.MULTILINE
 )
 
 
@@ -96,7 +96,7 @@ def outcome(result: ResearchResult, *folders: str | Path) -> str:
         f"status {result.status}",
         f"sources: {sources}" + (f" ({'; '.join(errors)})" if errors else ""),
         "usage: " + ", ".join(recorded),
-        "report names: " + "; ".join(missing),
+        "report names: " + "; ".join(line.rstrip(".") for line in missing),
     ]
     return plain(". ".join(parts), *folders)
 
