@@ -67,7 +67,7 @@ def test_a_tool_s_documents_are_sources_whose_citations_resolve(tmp_path: Path) 
         record = evidence[references[number]["evidence_id"]]
         snapshot = store.get(sources[record["source_id"]]["sha256"])
         assert snapshot[record["start"] : record["end"]] == record["text"]
-    assert "2027" in report and "(mcp, chars" in report
+    assert "2027" in report and "(mcp)\n- chars" in report
 
 
 def test_plain_text_answers_are_documents_too(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ async def test_over_stdio_research_returns_the_cli_evidence_table_and_progress(
         assert missing.is_error and "no run 'nope'" in text_of(missing)
 
     steps = [message.split(":")[0] for _, message in progress if message]
-    assert steps[0] == "initial_search" and steps[-1] == "verify_citations"
+    assert steps[0] == "start_turn" and steps[-1] == "remember"
     assert "write_report" in steps
     assert [done for done, _ in progress] == sorted({done for done, _ in progress})
 
