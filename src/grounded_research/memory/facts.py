@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grounded_research.report.citations import plain, readable
+from grounded_research.report.citations import as_shown
 from grounded_research.state import Claim, Fact
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facts import conditions, exact_terms, negations
@@ -66,12 +66,6 @@ def still_exact(fact: Fact, text_of: EvidenceText) -> bool:
         return False
     quoted = bool(normalize(fact.claim)) and normalize(fact.claim) in normalize(said)
     return quoted or conditions(said) <= conditions(fact.claim)
-
-
-def as_shown(text: str) -> str:
-    """Text as the report shows a quote of it (a table row as its cells, no needless
-    escapes): a fact is a claim of the report, its evidence the page's own text."""
-    return plain(readable(text))
 
 
 def checked(fact: Fact, text_of: EvidenceText) -> Fact:

@@ -218,20 +218,22 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); asked for a default, the best that states the asked
     one, if any does."""
-    fallback = None
+    best = fallback = None
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
-            continue
-        at = quote.record.text.find(quote.sentence)
-        if not asked.answered_in_code and in_code(quote.record.text, at):
             continue
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
         if not asked.answered_by(quote.sentence, f"{above}\n{quote.lead}"):
             continue
+        text = quote.record.text
+        if not asked.answered_in_code and in_code(text, text.find(quote.sentence)):
+            continue
         if not asked.default or asked.states_default(quote.sentence, above):
-            return with_lead(with_trail(quote, asked), asked)
+            best = quote
+            break
         fallback = fallback or quote
-    return with_lead(with_trail(fallback, asked), asked) if fallback else None
+    picked = best or fallback
+    return with_lead(with_trail(picked, asked), asked) if picked else None
 
 
 def with_trail(quote: Quote, asked: Asked) -> Quote:

@@ -144,6 +144,12 @@ def readable(text: str) -> str:
     return _NEEDLESS_ESCAPE.sub(lambda m: m["needless"] or m["needless_mark"] or m[0], flat)
 
 
+def as_shown(text: str) -> str:
+    """A page's text as a quote of it reads in the report, escapes undone: what a
+    claim's numbers and names are looked for in."""
+    return plain(readable(text))
+
+
 def plain(text: str) -> str:
     """Text with the escapes `escaped` may have written undone, as a claim and its
     evidence (which may hold such escapes itself: HTML comes escaped) are compared. Undo
@@ -228,7 +234,7 @@ def judge(claim_text: str, cited: list[Evidence]) -> Judged:
     if any(wanted in comparable(e.text) for e in cited):
         return Judged("supported", "verbatim in cited evidence", verbatim=True)
     content = checkable_content(plain(claim_text))
-    if content and any(contains_content(plain(readable(e.text)), content) for e in cited):
+    if content and any(contains_content(as_shown(e.text), content) for e in cited):
         return Judged("partial", "numbers and names found in cited evidence, wording differs")
     return Judged("unsupported", "not found in cited evidence")
 
@@ -265,4 +271,4 @@ def citation_valid(claim_text: str, evidence: Evidence) -> bool:
     content = checkable_content(plain(claim_text))
     if not content:
         return comparable(claim_text) in comparable(evidence.text)
-    return contains_content(plain(readable(evidence.text)), content)
+    return contains_content(as_shown(evidence.text), content)

@@ -200,8 +200,8 @@ def _with_heading(span: Span, content: int, headings: list[tuple[int, tuple[str,
     begin = content if content != -1 else span[0]
     first = bisect_right(headings, begin, key=lambda h: h[0])
     last = bisect_left(headings, span[1], key=lambda h: h[0])
-    inside = [position for position, _ in headings[first:last]]
-    bounds = [begin, *inside, span[1]]
+    within = [position for position, _ in headings[first:last]]
+    bounds = [begin, *within, span[1]]
     share: dict[tuple[str, ...], int] = {}
     for start, end in pairwise(bounds):
         path = path_at(headings, start)
