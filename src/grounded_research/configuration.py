@@ -272,6 +272,16 @@ class Context:
             cli=ON_CLI,
         ),
     )
+    follow_up_floor: float = field(
+        default=0.4,
+        metadata=knob(
+            "A passage that only a follow-up query found is selected when it scores at least "
+            "this share of the best candidate's keyword score against its sub-question, or "
+            "when its title or headings name what that query names (0: no floor).",
+            ge=0,
+            cli=ON_CLI,
+        ),
+    )
     selection_strategy: SelectionStrategy = field(
         default="auto",
         metadata=knob(

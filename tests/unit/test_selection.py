@@ -487,3 +487,37 @@ def test_further_sources_are_listed_in_the_report_and_not_read_as_claims(tmp_pat
     assert section.startswith("## Further sources") and "r1.md (local)" in section
     report = "# Aurora?\n\n- “A quoted claim about Aurora cells.” [1]\n\n" + section
     assert [c.text for c in split_claims(report)] == ["A quoted claim about Aurora cells."]
+
+
+def test_a_follow_up_find_is_selected_only_when_it_bears_on_the_sub_question(
+    tmp_path: Path,
+) -> None:
+    """What the plan's own query found is always a candidate; what a follow-up query
+    found only above the floor or when its title names what the query names."""
+    world = World(tmp_path, chunk_size=1000)
+    asked = "Which government position did Shirley Temple hold?"
+    state = State(question=asked)
+    state.sub_questions = [SubQuestion(id="q0", text=asked, queries=[asked])]
+    planned = world.add("films.md", "Shirley Temple held a government position.", query=asked)
+    noise = world.add(
+        "csv.md", "The writer object turns rows into delimited strings.", "Here value makes write"
+    )
+    bridge = world.add(
+        "Ghana Embassy.md", "The embassy was opened in 1957 in Accra.", "Ghana Embassy opened"
+    )
+    for sid in (planned, noise, bridge):
+        state.evidence.update({e.id: e for e in world.chunks[sid]})
+    state.sources = dict(world.sources)
+
+    def chosen(floor: float) -> set[str]:
+        context = Context(
+            cache_dir=world.cache,
+            chunk_size=1000,
+            selection_strategy="keyword",
+            follow_up_floor=floor,
+        )
+        selection = select(state, context).selection
+        return {selection.records[i].source_id for i in selection.context["q0"]}
+
+    assert chosen(0.4) == {planned, bridge}
+    assert chosen(0.0) == {planned, noise, bridge}

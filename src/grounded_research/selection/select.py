@@ -19,16 +19,18 @@ from typing import Any, Protocol, TypeVar
 
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError
+from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.embeddings import Embedder, EmbedderUnavailable
 from grounded_research.selection.layers import Assembler, Fitted, Placed
 from grounded_research.selection.reprints import find_reprints
-from grounded_research.selection.strategies import Candidate, Ranker
+from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
 from grounded_research.state import Evidence, Selection, Source, State, SubQuestion
+from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
 from grounded_research.text.tokenize import tokenize
 
@@ -60,7 +62,13 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
     }
     ranker, warnings = ranker_for(context, run)
     ranked = rank_all(
-        state.sub_questions, owned, state.sources, text_of, ranker, context.chunk_size
+        state.sub_questions,
+        owned,
+        state.sources,
+        text_of,
+        ranker,
+        context.chunk_size,
+        context.follow_up_floor,
     )
     warnings += ranked.warnings
     demand = {
@@ -179,15 +187,18 @@ def rank_all(
     text_of: TextOf,
     ranker: Ranker,
     chunk_size: int,
+    floor: float = 0.0,
 ) -> Ranked:
-    """Every sub-question's candidates ranked; an embedder that fails while ranking
-    (a server down, a bad key) is recorded and the ranking is done by keyword."""
+    """Every sub-question's candidates above the follow-up floor (`above_floor`), ranked;
+    an embedder that fails while ranking (a server down, a bad key) is recorded and the
+    ranking is done by keyword."""
     try:
-        return _rank_all(sub_questions, owned, sources, text_of, ranker, chunk_size)
+        return _rank_all(sub_questions, owned, sources, text_of, ranker, chunk_size, floor)
     except Exception as error:
         if ranker.strategy not in ("embeddings", "hybrid"):
             raise
-        ranked = _rank_all(sub_questions, owned, sources, text_of, Ranker("keyword"), chunk_size)
+        keyword = Ranker("keyword")
+        ranked = _rank_all(sub_questions, owned, sources, text_of, keyword, chunk_size, floor)
         ranked.warnings.append(
             f"select_context: {ranker.strategy} ranking failed "
             f"({type(error).__name__}: {error}); ranked by keyword"
@@ -202,17 +213,50 @@ def _rank_all(
     text_of: TextOf,
     ranker: Ranker,
     chunk_size: int,
+    floor: float,
 ) -> Ranked:
     ranked = Ranked(order={}, strategy=ranker.strategy)
     for sub_question in sub_questions:
-        records = owned.get(sub_question.id, [])
-        strengths, embedded = ranker.strengths(
-            sub_question.text, [candidate_of(e, sources, text_of, chunk_size) for e in records]
-        )
+        found = owned.get(sub_question.id, [])
+        seen = [candidate_of(e, sources, text_of, chunk_size) for e in found]
+        kept = above_floor(sub_question, found, seen, sources, floor)
+        records = [found[i] for i in kept]
+        strengths, embedded = ranker.strengths(sub_question.text, [seen[i] for i in kept])
         ranked.embedded += embedded
         strength = dict(zip([e.id for e in records], strengths, strict=True))
         ranked.order[sub_question.id] = interleave_queries(records, strength)
     return ranked
+
+
+def above_floor(
+    sub_question: SubQuestion,
+    records: list[Evidence],
+    candidates: list[Candidate],
+    sources: dict[str, Source],
+    floor: float,
+) -> list[int]:
+    """The positions of the candidates worth ranking: all that the plan's own queries
+    found, and what a follow-up query found only when it bears on the sub-question (a
+    keyword score against it at least `floor` of the best candidate's) or on the name the
+    follow-up asked about (its title or headings name what the query names: the second
+    hop of a question starts from a name the first hop found). A follow-up query is a
+    guess at a gap, a term the best passages lack paired with a name they introduced, and
+    most of what it finds is about neither: the long tail of sources a reader wades
+    through."""
+    if not floor or not records:
+        return list(range(len(records)))
+    planned = {sub_question.text, *sub_question.queries}
+    scores = keyword_scores([sub_question.text], [c.text for c in candidates])[0]
+    bar = floor * float(scores.max())
+    kept = []
+    for position, record in enumerate(records):
+        if record.query in planned or scores[position] >= bar:
+            kept.append(position)
+            continue
+        title = sources[record.source_id].title
+        if named_terms(record.query) & named_terms(frame(title, record.headings)):
+            kept.append(position)
+    return kept
 
 
 def candidate_of(
