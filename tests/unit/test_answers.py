@@ -8,6 +8,7 @@ import pytest
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    head_word,
     holds_answer,
     identifiers,
     key_phrases,
@@ -313,3 +314,22 @@ def test_a_default_is_stated_for_what_is_asked(
     asked = Asked.of(question)
     assert asked.default
     assert asked.states_default(sentence, frame) is states
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("What warranty does Aurora offer?", "warranty"),
+        ("What energy density do solid-state cells reach?", "density"),
+        ("What major city is the school located by?", "city"),
+        ("Which PostgreSQL command can insert rows conditionally?", "command"),
+        ("In PostgreSQL 15, what replaced the functions pg_start_backup()?", ""),
+        ("What makes PostgreSQL write its log in JSON?", ""),
+        ("What caused the delay?", ""),
+        ("Which Django version introduced the DEFAULT_AUTO_FIELD setting?", ""),
+    ],
+)
+def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(
+    question: str, head: str
+) -> None:
+    assert head_word(question) == head

@@ -312,3 +312,38 @@ def test_a_sentence_under_another_release_does_not_answer() -> None:
     assert "unanswered" in kinds(gaps_of(state))
     titled(state, notes="Django 5.0 release notes")
     assert "unanswered" not in kinds(gaps_of(state))
+
+
+def test_the_thing_asked_about_is_looked_for_in_everything_found() -> None:
+    """ "What warranty …": when nothing the searches found says warranty, the corpus has
+    none; a passage that does, left out of the evidence, is enough to look on."""
+    question = "What warranty does Halvard offer on the Estra battery pack?"
+    state = state_with(
+        [
+            ("estra", "Halvard offers the Estra battery pack from 2026 on.", None),
+            ("terms", "Halvard gives a warranty of 8 years on the Estra battery pack.", None),
+        ]
+    )
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    state.selections = [Selection(context={"q0": ["e0"]})]  # the second was not selected
+    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+    assert not any("mentions warranty" in d for d in details)
+    del state.evidence["e1"]
+    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+    assert details == ["no passage about it mentions warranty"]
+
+
+def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
+    """Packaged docs name their product in the path: a passage of
+    postgresql-doc-15/… is about PostgreSQL though its text never says so."""
+    question = "In PostgreSQL 15, what did pg_start_backup() become?"
+    text = "Functions pg_start_backup() and pg_stop_backup() have been renamed."
+    state = state_with([("release", text, None)])
+    state.sources["release"].location = "postgresql-doc-15/html/release-15.html"
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
+    facet_gaps = [g for g in update["unresolved"] if g.kind == "facet"]
+    assert all("backup" not in g.detail for g in facet_gaps)
+    state.sources["release"].location = "notes/release-15.html"
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
+    assert any("backup" in g.detail for g in update["unresolved"] if g.kind == "facet")

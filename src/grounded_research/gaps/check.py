@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.judgement import judged_by_model
-from grounded_research.gaps.rules import DETAILS, conflict_gaps, coverage_gaps, new_gap, uncovered
+from grounded_research.gaps.rules import (
+    DETAILS,
+    conflict_gaps,
+    coverage_gaps,
+    names_any,
+    new_gap,
+    uncovered,
+)
 from grounded_research.models import NodeModel
 from grounded_research.state import (
     WHOLE_QUESTION_ID,
@@ -95,7 +102,7 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
             about = [
                 e.text
                 for e in state.selected_for(sub_question.id)
-                if not names or (names | named_terms(e.query)) & named_terms(e.text)
+                if not names or names_any(state, e, names | named_terms(e.query))
             ]
             missing = uncovered(sub_question, about)
             if not missing:

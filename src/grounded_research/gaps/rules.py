@@ -111,9 +111,10 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     # hop of a question), so any selected passage may hold it.
     holding = ranked
     head = head_word(sub_question.text) if kind != "comparison" else ""
-    if head:  # "What warranty …": a passage that never says warranty does not answer
-        holding = [e for e in holding if head in tokenize(_with_title(state, e))]
-        if not holding:
+    if head:  # "What warranty …": when nothing found says warranty, the corpus has none
+        token = tokenize(head)[0]
+        found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
+        if not any(token in tokenize(_with_title(state, e)) for e in found):
             return f"no passage about it mentions {head}"
     asked = Asked.of(sub_question.text)
     if not any(
@@ -148,6 +149,16 @@ def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list
     source = state.sources.get(record.source_id)
     location = source.location if source else ""
     return names_subject(record.text, subject, _frame(state, record), location)
+
+
+def names_any(state: State, record: Evidence, names: set[str]) -> bool:
+    """Whether a passage, its source's title, its headings or its location (packaged
+    docs name their product in the path) name one of these names."""
+    if names & named_terms(_with_title(state, record)):
+        return True
+    source = state.sources.get(record.source_id)
+    location = source.location.lower() if source else ""
+    return any(len(name) > 2 and name in location for name in names)
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

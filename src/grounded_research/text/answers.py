@@ -269,20 +269,79 @@ def _packaged(location: str, name: list[str], number: str) -> bool:
 
 
 _HEAD = re.compile(
-    r"\b(?:what|which|how\s+(?:many|much))\s+(?:(?:is|are|was|were|does|do|did)\s+)?"
-    r"(?:(?:the|a|an)\s+)?([A-Za-z][\w-]*)",
+    r"\b(?:what|which|how\s+(?:many|much))\s+(?P<aux>(?:is|are|was|were|does|do|did)\s+)?"
+    r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*)(?P<next>\s+\w+)?",
     re.IGNORECASE,
+)
+_AUXILIARY = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "does",
+        "do",
+        "did",
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "should",
+        "must",
+        "has",
+        "have",
+        "had",
+    ]
+)
+_OBJECT_START = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "its",
+        "their",
+        "his",
+        "her",
+        "my",
+        "your",
+        "our",
+        "it",
+        "them",
+    ]
 )
 
 
 def head_word(question: str) -> str:
-    """The thing a "what X" or "how many X" question asks about, as a search token
-    ("warranty" in "What warranty does … offer"); "" when the question has none."""
+    """The thing a "what X" or "how many X" question asks about, as written ("warranty"
+    in "What warranty does … offer"); "" when the question has none. In
+    "what replaced the functions …" or "what makes PostgreSQL …" the word after "what"
+    is its verb, not a thing: a verb in the past tense, or one followed by its object
+    (an article, a pronoun or a name), where a noun would be followed by its verb. The
+    thing is the last word before that verb ("What major city is …" asks for a city, "Which
+    PostgreSQL command can …" for a command), and the noun a version question asks with
+    is not one ("Which Django version")."""
     match = _HEAD.search(question)
     if match is None:
         return ""
-    tokens = tokenize(match.group(1))
-    return tokens[0] if tokens else ""
+    head = match.group("head")
+    after = (match.group("next") or "").strip()
+    takes_object = after.lower() in _OBJECT_START or (after[:1].isupper() and head.islower())
+    if not match.group("aux") and (head.lower().endswith("ed") or takes_object):
+        return ""
+    phrase = question[match.start("head") :].split()[:4]
+    ends = [i for i, word in enumerate(phrase) if i and word.lower().strip(",?") in _AUXILIARY]
+    if ends:  # the noun that ends the phrase: "What major city is …" asks for a city
+        head = phrase[ends[0] - 1].strip(",?")
+    elif head.lower() in named_terms(question) and after.islower():
+        head = after  # "Which PostgreSQL command …" asks for a command, of PostgreSQL
+    kind_nouns = _KIND_NOUNS.get(asked_kind(question), "").split()
+    return head.lower() if tokenize(head) and head.lower() not in kind_nouns else ""
 
 
 def asked_words(question: str, kind: AnswerKind) -> set[str]:
