@@ -162,3 +162,13 @@ def test_a_passage_that_opens_with_a_wrapped_list_item_keeps_it_one_sentence() -
         "roots without conversion to floating point.",
         "It supports large integers.",
     ]
+
+
+def test_a_short_line_ending_with_a_function_word_is_wrapped_prose() -> None:
+    """Docs indent and wrap prose at short widths; a line ending with "in" or "the" never
+    ends a sentence, a title or a list item, even at the start of a passage."""
+    text = (
+        "If jsonlog is included in\n        `log_destination`, log entries are output in\n"
+        "        JSON format.\nWhere to Log\nShort line one"
+    )
+    assert [text[a:b].split()[0] for a, b in sentences(text)] == ["If", "Where", "Short"]

@@ -127,9 +127,42 @@ def _continues(text: str, previous: Span, line: Span) -> bool:
         return False
     if _BLOCK_LINE.match(line_text) or previous_text.lstrip().startswith(("#", "|")):
         return False
+    if previous_text.rsplit(None, 1)[-1].lower() in _CONTINUING:
+        return True
     if previous[0] == 0 and len(previous_text) < 120 and not _BLOCK_LINE.match(previous_text):
         return False  # the first line of a plain-text file is its title; not a list item
     return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
+
+
+# Words no sentence, title or list item ends with: a line ending with one is hard-wrapped
+# prose, however short ("If `jsonlog` is included in" / "`log_destination`, log …").
+_CONTINUING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "to",
+        "for",
+        "with",
+        "by",
+        "from",
+        "into",
+        "than",
+        "and",
+        "or",
+        "nor",
+        "that",
+        "which",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+    ]
+)
 
 
 def _split_long(text: str, span: Span, limit: int) -> list[Span]:
