@@ -114,7 +114,7 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]
         found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
-        if not any(token in tokenize(_with_title(state, e)) for e in found):
+        if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
             return f"no passage about it mentions {head}"
     asked = Asked.of(sub_question.text)
     if not any(

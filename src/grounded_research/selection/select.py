@@ -57,18 +57,18 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
     candidates = candidates_per_sub_question(state, reprints)
     owner = best_sub_question_per_passage(candidates)
     owned = {
-        sq.id: [e for e in candidates.get(sq.id, []) if owner[e.passage] == (sq.id, e.id)]
+        sq.id: above_floor(
+            sq,
+            [e for e in candidates.get(sq.id, []) if owner[e.passage] == (sq.id, e.id)],
+            state,
+            text_of,
+            context,
+        )
         for sq in state.sub_questions
     }
     ranker, warnings = ranker_for(context, run)
     ranked = rank_all(
-        state.sub_questions,
-        owned,
-        state.sources,
-        text_of,
-        ranker,
-        context.chunk_size,
-        context.follow_up_floor,
+        state.sub_questions, owned, state.sources, text_of, ranker, context.chunk_size
     )
     warnings += ranked.warnings
     demand = {
@@ -187,18 +187,15 @@ def rank_all(
     text_of: TextOf,
     ranker: Ranker,
     chunk_size: int,
-    floor: float = 0.0,
 ) -> Ranked:
-    """Every sub-question's candidates above the follow-up floor (`above_floor`), ranked;
-    an embedder that fails while ranking (a server down, a bad key) is recorded and the
-    ranking is done by keyword."""
+    """Every sub-question's candidates ranked; an embedder that fails while ranking
+    (a server down, a bad key) is recorded and the ranking is done by keyword."""
     try:
-        return _rank_all(sub_questions, owned, sources, text_of, ranker, chunk_size, floor)
+        return _rank_all(sub_questions, owned, sources, text_of, ranker, chunk_size)
     except Exception as error:
         if ranker.strategy not in ("embeddings", "hybrid"):
             raise
-        keyword = Ranker("keyword")
-        ranked = _rank_all(sub_questions, owned, sources, text_of, keyword, chunk_size, floor)
+        ranked = _rank_all(sub_questions, owned, sources, text_of, Ranker("keyword"), chunk_size)
         ranked.warnings.append(
             f"select_context: {ranker.strategy} ranking failed "
             f"({type(error).__name__}: {error}); ranked by keyword"
@@ -213,15 +210,13 @@ def _rank_all(
     text_of: TextOf,
     ranker: Ranker,
     chunk_size: int,
-    floor: float,
 ) -> Ranked:
     ranked = Ranked(order={}, strategy=ranker.strategy)
     for sub_question in sub_questions:
-        found = owned.get(sub_question.id, [])
-        seen = [candidate_of(e, sources, text_of, chunk_size) for e in found]
-        kept = above_floor(sub_question, found, seen, sources, floor)
-        records = [found[i] for i in kept]
-        strengths, embedded = ranker.strengths(sub_question.text, [seen[i] for i in kept])
+        records = owned.get(sub_question.id, [])
+        strengths, embedded = ranker.strengths(
+            sub_question.text, [candidate_of(e, sources, text_of, chunk_size) for e in records]
+        )
         ranked.embedded += embedded
         strength = dict(zip([e.id for e in records], strengths, strict=True))
         ranked.order[sub_question.id] = interleave_queries(records, strength)
@@ -231,32 +226,35 @@ def _rank_all(
 def above_floor(
     sub_question: SubQuestion,
     records: list[Evidence],
-    candidates: list[Candidate],
-    sources: dict[str, Source],
-    floor: float,
-) -> list[int]:
-    """The positions of the candidates worth ranking: all that the plan's own queries
-    found, and what a follow-up query found only when it bears on the sub-question (a
-    keyword score against it at least `floor` of the best candidate's) or on the name the
-    follow-up asked about (its title or headings name what the query names: the second
-    hop of a question starts from a name the first hop found). A follow-up query is a
-    guess at a gap, a term the best passages lack paired with a name they introduced, and
-    most of what it finds is about neither: the long tail of sources a reader wades
-    through."""
+    state: State,
+    text_of: TextOf,
+    context: Context,
+) -> list[Evidence]:
+    """The candidates worth ranking: all that the plan's own queries found or the thread
+    recalled, and what a follow-up query found only when it bears on the sub-question (a
+    keyword score against it at least `follow_up_floor` of the best candidate's) or on
+    the name the follow-up asked about (its title or headings name what the query names:
+    the second hop of a question starts from a name the first hop found). A follow-up
+    query is a guess at a gap, a term the best passages lack paired with a name they
+    introduced, and most of what it finds is about neither: the long tail of sources a
+    reader wades through."""
+    floor = context.follow_up_floor
     if not floor or not records:
-        return list(range(len(records)))
+        return records
     planned = {sub_question.text, *sub_question.queries}
-    scores = keyword_scores([sub_question.text], [c.text for c in candidates])[0]
+    recalled = set(state.recalled.get(sub_question.id, []))
+    texts = [candidate_of(e, state.sources, text_of, context.chunk_size).text for e in records]
+    scores = keyword_scores([sub_question.text], texts)[0]
     bar = floor * float(scores.max())
-    kept = []
-    for position, record in enumerate(records):
-        if record.query in planned or scores[position] >= bar:
-            kept.append(position)
-            continue
-        title = sources[record.source_id].title
-        if named_terms(record.query) & named_terms(frame(title, record.headings)):
-            kept.append(position)
-    return kept
+    return [
+        record
+        for record, score in zip(records, scores, strict=True)
+        if record.query in planned
+        or record.id in recalled
+        or score >= bar
+        or named_terms(record.query)
+        & named_terms(frame(state.sources[record.source_id].title, record.headings))
+    ]
 
 
 def candidate_of(
