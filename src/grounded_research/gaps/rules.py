@@ -19,6 +19,7 @@ from grounded_research.text.answers import (
     asked_kind,
     head_word,
     kind_words,
+    named_in_location,
     names_subject,
     subjects,
 )
@@ -157,8 +158,7 @@ def names_any(state: State, record: Evidence, names: set[str]) -> bool:
     if names & named_terms(_with_title(state, record)):
         return True
     source = state.sources.get(record.source_id)
-    location = source.location.lower() if source else ""
-    return any(len(name) > 2 and name in location for name in names)
+    return bool(named_in_location(names, source.location if source else ""))
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

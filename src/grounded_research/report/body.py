@@ -32,6 +32,7 @@ from grounded_research.text.answers import (
     holds_answer,
     identifiers,
     mentions_identifier,
+    named_in_location,
     names_subject,
     subjects,
 )
@@ -314,8 +315,7 @@ def ranked_sentences(
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = names | named_terms(record.query)
-        path = locations.get(record.source_id, "").lower()
-        in_path = {name for name in about if len(name) > 2 and name in path}
+        in_path = named_in_location(about, locations.get(record.source_id, ""))
         for start, end, lead in sentences_with_lead(record.text):
             if HEADING_LINE.match(record.text, start):
                 continue  # a heading is shown beside the quotes under it, not quoted

@@ -238,19 +238,18 @@ def above_floor(
     query is a guess at a gap, a term the best passages lack paired with a name they
     introduced, and most of what it finds is about neither: the long tail of sources a
     reader wades through."""
-    floor = context.follow_up_floor
-    if not floor or not records:
-        return records
     planned = {sub_question.text, *sub_question.queries}
     recalled = set(state.recalled.get(sub_question.id, []))
+    kept = [e.query in planned or e.id in recalled for e in records]
+    if not context.follow_up_floor or all(kept):  # the first search: nothing to weigh
+        return records
     texts = [candidate_of(e, state.sources, text_of, context.chunk_size).text for e in records]
     scores = keyword_scores([sub_question.text], texts)[0]
-    bar = floor * float(scores.max())
+    bar = context.follow_up_floor * float(scores.max())
     return [
         record
-        for record, score in zip(records, scores, strict=True)
-        if record.query in planned
-        or record.id in recalled
+        for record, planned_or_recalled, score in zip(records, kept, scores, strict=True)
+        if planned_or_recalled
         or score >= bar
         or named_terms(record.query)
         & named_terms(frame(state.sources[record.source_id].title, record.headings))

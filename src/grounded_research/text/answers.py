@@ -259,6 +259,13 @@ def names_subject(
     return True
 
 
+def named_in_location(names: set[str], location: str) -> set[str]:
+    """The names a source's location holds (documentation names its product in the
+    path: postgresql-doc-15/…); names of two letters or fewer match too much of a path."""
+    path = location.lower()
+    return {name for name in names if len(name) > 2 and name in path}
+
+
 def _packaged(location: str, name: list[str], number: str) -> bool:
     """Whether the location is the documentation of exactly that release, as packaged
     docs are laid out: postgresql-doc-15/… is PostgreSQL 15, python3.11-doc/… is Python
@@ -268,20 +275,15 @@ def _packaged(location: str, name: list[str], number: str) -> bool:
     return re.search(pattern, location, re.IGNORECASE) is not None
 
 
+_DO_BE = ("is", "are", "was", "were", "does", "do", "did")  # "what is the …", "what does …"
 _HEAD = re.compile(
-    r"\b(?:what|which|how\s+(?:many|much))\s+(?P<aux>(?:is|are|was|were|does|do|did)\s+)?"
+    rf"\b(?:what|which|how\s+(?:many|much))\s+(?P<aux>(?:{'|'.join(_DO_BE)})\s+)?"
     r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*)(?P<next>\s+\w+)?",
     re.IGNORECASE,
 )
 _AUXILIARY = frozenset(
     [
-        "is",
-        "are",
-        "was",
-        "were",
-        "does",
-        "do",
-        "did",
+        *_DO_BE,
         "can",
         "could",
         "may",
