@@ -17,9 +17,9 @@ cheaper than a whole `grounded-research eval`, so it is the loop to tune retriev
 confirm with the eval.
 `--set fields.NAME_BOOST=0` (repeatable) overrides a module constant of
 grounded_research.retrieval for the run, to measure a rule on and off without a rebuild
-(token rules need one: a new cache dir). `--dense` adds dense retrieval
-(benchmarks/dense.py; the first run embeds every chunk). `--misses` lists the questions
-without a gold page in the top 20 with what came first.
+(token rules need one: a new cache dir). `--dense` adds dense retrieval with the local
+embedder (what `--dense-retrieval` does in a run; the first run embeds every chunk).
+`--misses` lists the questions without a gold page in the top 20 with what came first.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from grounded_research.evaluation.dataset import load_dataset
+from grounded_research.retrieval.dense import DenseRetrieval
 from grounded_research.retrieval.local import LocalCorpus
 
 CUTOFFS = (8, 20)
@@ -64,6 +65,15 @@ def override(assignments: list[str]) -> dict[str, Any]:
     return applied
 
 
+def _dense(wanted: bool) -> DenseRetrieval | None:
+    if not wanted:
+        return None
+    from grounded_research.selection.embeddings import local_embedder
+    from grounded_research.selection.vectors import dense_retrieval
+
+    return dense_retrieval(local_embedder())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
@@ -76,22 +86,16 @@ def main() -> int:
     parser.add_argument(
         "--dense",
         action="store_true",
-        help="dense retrieval on (benchmarks/dense.py): embeds the chunks without a vector",
+        help="dense retrieval on, local embedder: embeds the chunks without a vector",
     )
     parser.add_argument("--json", type=Path, help="write the figures and per-question ranks")
     args = parser.parse_args()
     applied = override(args.set)
-    if args.dense:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import dense
-
-        dense.install()
-
     questions = [
         q for q in load_dataset(args.dataset, args.limit) if q.gold_sources and not q.unanswerable
     ]
     wall, cpu = time.perf_counter(), _cpu()
-    corpus = LocalCorpus(args.corpus, args.cache_dir, args.chunk_size)
+    corpus = LocalCorpus(args.corpus, args.cache_dir, args.chunk_size, _dense(args.dense))
     stats = corpus.refresh()
     opened = {"wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_cpu() - cpu, 1)}
     print(

@@ -103,7 +103,7 @@ def run(
         fail(str(error), error.exit_code)
     if not quiet:
         stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
-    if context.ranks_by_embeddings:
+    if context.ranks_by_embeddings or context.dense_retrieval:
         load_local_embedder_early(context.embeddings)
 
     partial: dict[str, Any] = {"question": question}

@@ -302,6 +302,16 @@ class Context:
             server=FromList("embeddings", default=("local", "none")),
         ),
     )
+    dense_retrieval: bool = field(
+        default=False,
+        metadata=knob(
+            "Search the local corpus by embeddings too, fused with the keyword ranking: "
+            "every chunk is embedded once, when indexed, with the embeddings knob's embedder "
+            "(costly on a large corpus: see the README).",
+            cli=ON_CLI,
+            server=OPERATOR_ONLY,
+        ),
+    )
     embeddings_base_url: str = field(
         default="",
         metadata=knob("Base URL of an OpenAI-compatible embeddings server.", server=OPERATOR_ONLY),
@@ -515,6 +525,8 @@ class Context:
                 value = os.fspath(value)  # corpus=Path(...) from Python: a path is a string
                 setattr(self, spec.name, value)
             check_knob(spec, value)
+        if self.dense_retrieval and self.embeddings.strip() in ("", "none"):
+            raise ConfigurationError("dense_retrieval needs an embedder, but embeddings is 'none'")
         if self.writer_context_tokens and self.evidence_budget < 1:
             raise ConfigurationError(
                 f"writer_context_tokens ({self.writer_context_tokens}) leaves no room for "

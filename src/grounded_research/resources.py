@@ -60,12 +60,15 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
+from grounded_research.errors import CorpusError
 from grounded_research.policy import ServerPolicy
 from grounded_research.retrieval.base import Retriever
+from grounded_research.retrieval.dense import DenseRetrieval
 from grounded_research.retrieval.local import LocalCorpus, open_corpus
 from grounded_research.retrieval.registry import build_retrievers
 from grounded_research.retrieval.session import RunSession
 from grounded_research.selection.embeddings import Embedder, EmbedderUnavailable, build_embedder
+from grounded_research.selection.vectors import dense_retrieval
 
 
 class RunResources:
@@ -82,12 +85,27 @@ class RunResources:
         self._embedder_built = False
 
     def corpus(self) -> LocalCorpus:
-        """The local corpus, opened and brought up to date with its files once per run."""
+        """The local corpus, opened and brought up to date with its files once per run
+        (with its chunks' vectors when the run retrieves densely)."""
         with self._corpus_lock:
             if self._corpus is None:
                 context = self.context
-                self._corpus = open_corpus(context.corpus, context.cache_dir, context.chunk_size)
+                self._corpus = open_corpus(
+                    context.corpus,
+                    context.cache_dir,
+                    context.chunk_size,
+                    dense=self._dense_retrieval() if context.dense_retrieval else None,
+                )
             return self._corpus
+
+    def _dense_retrieval(self) -> DenseRetrieval:
+        try:
+            embedder = self.embedder()
+        except EmbedderUnavailable as error:
+            raise CorpusError(f"dense retrieval needs an embedder: {error}") from error
+        if embedder is None:  # Context refuses it; a caller may have bypassed that
+            raise CorpusError("dense retrieval needs an embedder, but embeddings is 'none'")
+        return dense_retrieval(embedder)
 
     def corpus_index(self) -> Path:
         """The folder of the corpus's index (its passages' vectors are kept there too)."""

@@ -26,7 +26,7 @@ from grounded_research.evaluation.metrics import (
     score,
     score_failure,
 )
-from grounded_research.retrieval.local import open_corpus
+from grounded_research.resources import RunResources
 
 QuestionStatus = Literal["ok", "no_sources", "pending", "failed"]
 
@@ -71,8 +71,12 @@ async def evaluate(
     """Every question through the graph, at most `concurrency` at once."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
-    if "local" in context.retriever_names:
-        await asyncio.to_thread(open_corpus, context.corpus, context.cache_dir, context.chunk_size)
+    if "local" in context.retriever_names:  # indexed once, before the questions race to it
+        resources = RunResources(context)
+        try:
+            await asyncio.to_thread(resources.corpus)
+        finally:
+            resources.close()
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(question: EvalQuestion) -> QuestionRecord:

@@ -1,5 +1,6 @@
-"""Dense retrieval over the local corpus, an option (local.DENSE): every chunk embedded
-once, at index time, and the query's nearest chunks fused with BM25F's ranking.
+"""Dense retrieval over the local corpus, an option (the `dense_retrieval` knob): every
+chunk embedded once, at index time, and the query's nearest chunks fused with BM25F's
+ranking.
 
 The vectors are kept by a `VectorStore` keyed by the chunk's snapshot hash and span,
 with the text the selection embeds for a passage (title, heading, passage:
@@ -8,7 +9,8 @@ with the text the selection embeds for a passage (title, heading, passage:
 embedded again, not by a refresh (only new chunks are), not by the hybrid selection of a
 run. They are embedded in batches, each stored when done, so an interrupted build keeps
 what it embedded. (The retrieval layer does not import the selection's embedders: the
-layer above hands them in, see `local.DENSE`.)
+layer above hands a `DenseRetrieval` to `local.open_corpus`, see
+`selection.vectors.dense_retrieval`.)
 
 Fusion is reciprocal rank fusion (Cormack, Clarke and Büttcher, 2009) of the two
 rankings' first FUSION_DEPTH chunks: rank-based, so the scales of a BM25F score and a
@@ -18,6 +20,8 @@ cosine never meet.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -37,6 +41,15 @@ class VectorStore(Protocol):
     def get(self, keys: Sequence[Key], texts: Sequence[str]) -> np.ndarray:
         """One unit-length row per key, embedding `texts[i]` for a key that has none."""
         ...
+
+
+@dataclass(frozen=True)
+class DenseRetrieval:
+    """Dense retrieval as a run asks for it: which embedder, and the corpus's
+    `DenseIndex` given its index folder."""
+
+    embedder_id: str  # a corpus opened with one embedder's vectors is not another's
+    index_in: Callable[[Path], DenseIndex]
 
 
 def passage_text(title: str, heading: str, text: str) -> str:

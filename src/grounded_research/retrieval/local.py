@@ -36,7 +36,6 @@ import sys
 import threading
 import time
 import zipfile
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -48,7 +47,7 @@ from grounded_research.errors import CorpusError
 from grounded_research.files import Fingerprint, damage, exclusive, write_atomic
 from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit, SourceProblem
-from grounded_research.retrieval.dense import DenseIndex, fuse, passage_text
+from grounded_research.retrieval.dense import DenseIndex, DenseRetrieval, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
 from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
@@ -67,11 +66,6 @@ PARALLEL_FROM_FILES = 16
 PARENT_POLL_SECONDS = 0.5  # how often an extraction worker checks that its parent lives
 PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for when the parent dies
 LOG = logging.getLogger(__name__)
-# Dense retrieval (`dense`), off by default: embedding every chunk of the Debian docs
-# corpus with the local MiniLM costs far more than the whole index build (see
-# benchmarks/README.md). To turn it on, the layer that knows the embedders sets this to
-# a function of the index folder giving the corpus's DenseIndex.
-DENSE: Callable[[Path], DenseIndex] | None = None
 # The fields: "body" (a passage's own words) and "heading" (its heading path) have a row
 # per passage, "title" and "path" one per document.
 FIELDS = ("body", "heading", "title", "path")
@@ -135,13 +129,18 @@ class RefreshStats:
     chunks: int
     seconds: float
     rebuilt: bool
-    embedded: int = 0  # chunks embedded for dense retrieval (DENSE) by this refresh
+    embedded: int = 0  # chunks embedded for dense retrieval by this refresh
 
 
 class LocalCorpus:
     name = "local"
 
-    def __init__(self, root: Path, cache_dir: Path, chunk_size: int) -> None:
+    def __init__(
+        self, root: Path, cache_dir: Path, chunk_size: int, dense: DenseRetrieval | None = None
+    ) -> None:
+        """`dense`: retrieve by embeddings too, every chunk embedded at refresh (off by
+        default: embedding every chunk of the Debian docs corpus with the local MiniLM
+        costs about 40 index builds, see benchmarks/README.md)."""
         resolved = root.expanduser().resolve()
         if not resolved.exists():
             raise CorpusError(f"corpus not found: {root}")
@@ -157,6 +156,7 @@ class LocalCorpus:
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._index: bm25f.Index | None = None
+        self._dense_retrieval = dense
         self._dense: DenseIndex | None = None
         self._lock = threading.Lock()
         self._texts: dict[str, str] = {}
@@ -207,7 +207,8 @@ class LocalCorpus:
                         self.root,
                         error.strerror or error,
                     )
-            embedded = self._sync_dense() if DENSE is not None else 0
+            dense = self._dense_retrieval
+            embedded = self._sync_dense(dense) if dense is not None else 0
             return RefreshStats(
                 files=len(self._files),
                 extracted=len(changed),
@@ -222,12 +223,10 @@ class LocalCorpus:
     def _say_waiting(self) -> None:
         LOG.warning("waiting for another run that is indexing %s", self.root)
 
-    def _sync_dense(self) -> int:
-        """Vectors for the chunks that have none yet (`dense`); how many were embedded."""
+    def _sync_dense(self, dense: DenseRetrieval) -> int:
+        """Vectors for the chunks that have none yet; how many were embedded."""
         if self._dense is None:
-            if DENSE is None:
-                return 0
-            self._dense = DENSE(self.index_dir)
+            self._dense = dense.index_in(self.index_dir)
         chunks = [(d, start, end, h) for d in self._documents for start, end, h in d.chunks]
 
         def text_of(i: int) -> str:
@@ -825,20 +824,27 @@ def _extract_file(
     return documents, problems
 
 
-_OPEN: dict[tuple[str, str, int], LocalCorpus] = {}
+_OPEN: dict[tuple[str, str, int, str], LocalCorpus] = {}
 _OPEN_LOCK = threading.Lock()
 
 
-def open_corpus(root: str, cache_dir: str, chunk_size: int, refresh: bool = True) -> LocalCorpus:
+def open_corpus(
+    root: str,
+    cache_dir: str,
+    chunk_size: int,
+    refresh: bool = True,
+    dense: DenseRetrieval | None = None,
+) -> LocalCorpus:
     """The corpus for these settings, shared within the process; `refresh` re-checks
     the files (a run does it once, at its start)."""
     if not root:
         raise CorpusError("no corpus given: pass a folder or a .jsonl file")
-    key = (str(Path(root).expanduser().resolve()), cache_dir, chunk_size)
+    dense_key = dense.embedder_id if dense is not None else ""
+    key = (str(Path(root).expanduser().resolve()), cache_dir, chunk_size, dense_key)
     with _OPEN_LOCK:
         corpus = _OPEN.get(key)
         if corpus is None:
-            corpus = LocalCorpus(Path(root), Path(cache_dir), chunk_size)
+            corpus = LocalCorpus(Path(root), Path(cache_dir), chunk_size, dense)
             _OPEN[key] = corpus
             refresh = True
     if refresh:

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from grounded_research.retrieval.dense import RRF_K, Key
 from grounded_research.selection.embeddings import Embedder
-from grounded_research.selection.vectors import Key, PassageText, VectorFile
+from grounded_research.selection.vectors import PassageText, VectorFile
 from grounded_research.text.tokenize import tokenize
 
-RRF_K = 60
 QUERY_CACHE = 4096
 
 

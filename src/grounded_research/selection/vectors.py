@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from grounded_research.retrieval.dense import DenseIndex, DenseRetrieval, Key
 from grounded_research.selection.embeddings import Embedder
-
-Key = tuple[str, int, int]  # snapshot sha256, start, end
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,16 @@ class VectorFile:
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    def __contains__(self, key: Key) -> bool:
+        """Whether the passage has a vector here already (read without the lock: a key
+        appended meanwhile is only embedded again, and `vectors` keeps its first row)."""
+        return key_text(key) in self._rows
+
+    def get(self, keys: Sequence[Key], texts: Sequence[str]) -> np.ndarray:
+        """`vectors` for keys and their texts: what dense retrieval's store does."""
+        passages = [PassageText(key, text) for key, text in zip(keys, texts, strict=True)]
+        return self.vectors(passages)[0]
 
     def vectors(self, passages: Sequence[PassageText]) -> tuple[np.ndarray, int]:
         """One row per passage, and how many of them had to be embedded now."""
@@ -168,3 +177,12 @@ def vector_file(folder: Path, embedder: Embedder) -> VectorFile:
                 known._read_new()
             _OPEN[(str(stem), embedder.id)] = known
         return known
+
+
+def dense_retrieval(embedder: Embedder) -> DenseRetrieval:
+    """Dense retrieval of a local corpus with this embedder: its chunks' vectors go to the
+    vector file the selection reads in the index folder, so no passage is embedded twice."""
+    return DenseRetrieval(
+        embedder.id,
+        lambda folder: DenseIndex(vector_file(folder, embedder), lambda q: embedder.embed([q])[0]),
+    )
