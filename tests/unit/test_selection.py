@@ -24,6 +24,7 @@ from grounded_research.selection.strategies import Candidate, Ranker, keyword_sc
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
+from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import chunk_text
 from tests.unit.test_embeddings import CountingEmbedder
 
@@ -249,6 +250,43 @@ def test_a_neighbour_already_selected_is_not_pulled_twice(tmp_path: Path) -> Non
     assert plain.text == second.text
     fitted = assembler.fit([first], no_terms, budget=1000, most=10)
     assert fitted.placed[0].records[0].text == first.text  # its neighbour is in already
+
+
+SETTINGS = (
+    "## Lock Management\n\n### deadlock_timeout\n\nThis is the amount of time to wait on a "
+    "lock before checking to see if there is a deadlock condition.\n\nThe default is one "
+    "second (1s), which is about the smallest value you would want.\n\n### max_locks\n\n"
+    "The default is 64 lock slots per transaction; raise it for many tables."
+)
+
+
+def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_holds_it(
+    tmp_path: Path,
+) -> None:
+    """Asked for a default, the chunk on the setting's purpose grows by the next chunk of
+    its section, which states the default; not without the question, not once a placed
+    chunk answers, not across a heading (another setting's default is not this one's)."""
+    world = World(tmp_path, chunk_size=150)
+    sid = world.add("locks.md", SETTINGS)
+    purpose, default, _ = world.chunks[sid]
+    assert "amount of time" in purpose.text and "one second" in default.text
+    asked = Asked.of("How long does the server wait on a lock by default before checking?")
+    grown = world.assembler().fit([purpose], no_terms, 1000, 10, asked=asked).placed[0]
+    assert (grown.records[0].start, grown.records[0].end) == (purpose.start, default.end)
+    world.check_verbatim(grown.records[0])
+    alone = world.assembler().fit([purpose], no_terms, 1000, 10).placed[0].records[0]
+    assert alone.text == purpose.text
+    answered = world.assembler().fit([default, purpose], no_terms, 1000, 10, asked=asked)
+    assert [p.records[0].text for p in answered.placed] == [default.text, purpose.text]
+
+    other = World(tmp_path / "other", chunk_size=150)
+    sid = other.add(
+        "locks.md",
+        SETTINGS.replace("\n\nThe default is one", "\n\n### lock_timeout\n\nThe default is one"),
+    )
+    purpose = other.chunks[sid][0]
+    placed = other.assembler().fit([purpose], no_terms, 1000, 10, asked=asked).placed[0]
+    assert placed.records[0].text == purpose.text
 
 
 # -- layered tiers -------------------------------------------------------------------------

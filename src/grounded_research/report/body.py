@@ -37,6 +37,7 @@ from grounded_research.text.answers import (
     subjects,
 )
 from grounded_research.text.chunking import (
+    HEADING_LINE,
     heading_paths,
     in_code,
     paragraphs,
@@ -53,7 +54,6 @@ MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
 FRAGMENT_WORDS = 5  # fewer words than the shortest statement: "The default is 1 GB."
-HEADING_LINE = re.compile(r"#{1,6}\s")
 MIN_QUOTE_WORDS = 3
 CJK_CHARACTERS_PER_WORD = 2
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")

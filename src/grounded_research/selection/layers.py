@@ -23,9 +23,11 @@ from grounded_research.selection.wholeness import (
     chunk_position,
     needs_next,
     needs_previous,
+    section_answer,
     snapshot_chunks,
 )
 from grounded_research.state import Evidence, Source, Tier
+from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facts import is_negated
 from grounded_research.text.tokenize import tokenize
@@ -124,7 +126,10 @@ class Assembler:
         budget: int,
         most: int,
         sources: int = 0,
+        asked: Asked | None = None,
     ) -> Fitted:
+        """`asked`: what the sub-question asks for; while no placed passage answers it,
+        a passage is grown by the chunk of its section that does (`section_answer`)."""
         fitted = Fitted()
         options = [(rank, e) for rank, e in enumerate(ranked) if not self._taken(e)]
         if sources:  # the best `sources` sources only; the others are listed, not quoted
@@ -143,10 +148,13 @@ class Assembler:
             if len(fitted.placed) >= most:
                 rest.append((rank, record))
                 continue
-            placed = self._full(record, rank, full_cap - spent, first=not fitted.placed)
+            placed = self._full(record, rank, full_cap - spent, not fitted.placed, asked)
             if placed is None:
                 rest.append((rank, record))
                 continue
+            grown = placed.records[0]
+            if asked and asked.answered_in(grown.text, self._frame_of(grown)):
+                asked = None  # answered: the others go in as they are
             fitted.placed.append(placed)
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
@@ -181,17 +189,23 @@ class Assembler:
         source = self.sources.get(record.source_id)
         return source.title if source else ""
 
+    def _frame_of(self, record: Evidence) -> str:
+        return frame(self._title_of(record), record.headings)
+
     def _listing_cost(self, source_id: str) -> int:
         source = self.sources.get(source_id)
         if source is None:
             return 0
         return count_tokens(f"{source.title} {source.location}") + LISTING_TOKENS
 
-    def _full(self, record: Evidence, rank: int, room: int, first: bool) -> Placed | None:
+    def _full(
+        self, record: Evidence, rank: int, room: int, first: bool, asked: Asked | None
+    ) -> Placed | None:
         """The record in full, grown by a neighbour chunk when a fact runs across the
-        cut and the neighbour fits too; None when it does not fit."""
+        cut, or when it holds the value asked for that the record lacks, and the
+        neighbour fits too; None when it does not fit."""
         plain = count_tokens(record.text)
-        start, end = self._whole_span(record)
+        start, end = self._whole_span(record, asked)
         if (start, end) != (record.start, record.end):
             grown = self._slice(record, start, end, "full")
             cost = count_tokens(grown.text)
@@ -282,7 +296,7 @@ class Assembler:
         records = [r for f in fitted.values() for p in f.placed for r in p.records]
         found = statements(
             [
-                (r.id, independent(r), r.text, frame(self._title_of(r), r.headings))
+                (r.id, independent(r), r.text, self._frame_of(r))
                 for r in [*records, *left_out.values()]
             ]
         )
@@ -341,7 +355,7 @@ class Assembler:
             return None
         return text if text[record.start : record.end] == record.text else None
 
-    def _whole_span(self, record: Evidence) -> Span:
+    def _whole_span(self, record: Evidence, asked: Asked | None = None) -> Span:
         text = self._snapshot(record)
         if text is None:
             return record.start, record.end
@@ -351,6 +365,13 @@ class Assembler:
         start, end = record.start, record.end
         if position is None:
             return start, end
+        if asked is not None and asked.asks_value:
+            title = self._title_of(record)
+            answering = section_answer(text, chunks, position, asked, title)
+            if answering is not None and not self._overlaps(
+                record.source_id, answering.start, answering.end
+            ):
+                return min(start, answering.start), max(end, answering.end)
         if position + 1 < len(chunks):
             following = chunks[position + 1]
             if needs_next(text, chunks[position], following) and not self._overlaps(

@@ -30,6 +30,7 @@ from grounded_research.selection.strategies import Candidate, Ranker, keyword_sc
 from grounded_research.selection.vectors import vector_file
 from grounded_research.selection.wholeness import chunk_position, snapshot_chunks
 from grounded_research.state import Evidence, Selection, Source, State, SubQuestion
+from grounded_research.text.answers import Asked
 from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
 from grounded_research.text.tokenize import tokenize
@@ -85,6 +86,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
             shares.get(sub_question.id, 0),
             context.evidence_per_sub_question,
             context.sources_per_sub_question,
+            Asked.of(sub_question.text),
         )
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
     unselected = [e for records in ranked.order.values() for e in records if e.id not in placed_ids]

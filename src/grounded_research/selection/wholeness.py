@@ -5,6 +5,10 @@ fact goes on: a sentence cut in the middle, a figure whose unit or year is on th
 other side, a claim whose condition ("unless", "only if", "not yet", "尚未") opens the
 next chunk. Such a chunk pulls in its neighbour: the adjacent chunk of the same
 snapshot, as `chunk_text` cut it.
+
+A question that asks for a value is the other case: a setting's section says what it
+does in one chunk and "The default is one second (1s)." in the next. A chunk that holds
+no sentence answering it pulls in the adjacent chunk of its section that does.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from grounded_research.gaps.conflicts import frame
+from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import Chunk, chunk_text
 from grounded_research.text.facts import is_unit
 
@@ -76,3 +82,20 @@ def _fact_at_cut(tail: str, head: str) -> bool:
     if _OPENS_WITH_QUALIFIER.match(head):
         return True  # the next sentence qualifies this one
     return bool(_QUALIFIER_EARLY.search(head[:EARLY_CHARS]))
+
+
+def section_answer(
+    text: str, chunks: tuple[Chunk, ...], position: int, asked: Asked, title: str
+) -> Chunk | None:
+    """The chunk next to `chunks[position]`, under the same headings, that answers what
+    is asked when that chunk does not (the next one first); None otherwise."""
+    chunk = chunks[position]
+    under = frame(title, chunk.headings)
+    if asked.answered_in(text[chunk.start : chunk.end], under):
+        return None
+    for neighbour in (position + 1, position - 1):
+        if 0 <= neighbour < len(chunks) and chunks[neighbour].headings == chunk.headings:
+            other = chunks[neighbour]
+            if asked.answered_in(text[other.start : other.end], under):
+                return other
+    return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from grounded_research.text.chunking import HEADING_LINE, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
 from grounded_research.text.tokenize import tokenize
@@ -411,6 +412,26 @@ class Asked(NamedTuple):
         ):
             return False
         return not self.words or bool(self.words & set(tokenize(f"{frame}\n{sentence}")))
+
+    def answered_in(self, text: str, frame: str) -> bool:
+        """Whether the passage, under its title and headings (`frame`), holds a sentence
+        that answers (asked for a default, one that states it), its heading lines left
+        out: the test the answer line makes, on a passage's sentences."""
+        for start, end in sentences(text):
+            if HEADING_LINE.match(text, start):
+                continue
+            sentence = text[start:end]
+            if self.answered_by(sentence, frame) and (
+                not self.default or self.states_default(sentence, frame)
+            ):
+                return True
+        return False
+
+    @property
+    def asks_value(self) -> bool:
+        """Whether it asks for a value (a number, a version, a date, a name) that one
+        sentence holds, rather than a statement."""
+        return self.kind in _VALUE_KINDS
 
     @property
     def answered_in_code(self) -> bool:

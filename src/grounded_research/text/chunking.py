@@ -26,6 +26,7 @@ _BLOCK_LINE = re.compile(
     r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
 )
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
+HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
 # A fenced code block; a fence may open after text on its line (an inline code span that
 # breaks a line is fenced where it stands).
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
