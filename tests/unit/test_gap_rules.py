@@ -347,3 +347,25 @@ def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
     state.sources["release"].location = "notes/release-15.html"
     update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
     assert any("backup" in g.detail for g in update["unresolved"] if g.kind == "facet")
+
+
+def test_a_passage_about_another_product_does_not_answer_where_the_corpus_files_by_product() -> (
+    None
+):
+    """Git's docs lie under git-doc/, Django's under python-django-doc/: a Django page's
+    release numbers do not answer a Git question, though it shares the question's words;
+    where no folder names the product, any passage may (a second hop)."""
+    question = "In which Git version does main become the default name of the initial branch?"
+    state = state_with(
+        [
+            ("git", "Git creates a branch named master by default.", None),
+            ("django", "The main branch becomes the default in release 5.1.", None),
+        ]
+    )
+    state.sources["git"].location = "git-doc/git-init.html"
+    state.sources["django"].location = "python-django-doc/internals/release-process.html"
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" in kinds(gaps_of(state))
+    state.sources["git"].location = "docs/init.html"
+    state.sources["django"].location = "docs/branches.html"
+    assert "unanswered" not in kinds(gaps_of(state))

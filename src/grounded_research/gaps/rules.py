@@ -17,9 +17,10 @@ from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State,
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    filed_names,
     head_word,
     kind_words,
-    named_in_location,
+    names_one_of,
     names_subject,
     subjects,
 )
@@ -109,8 +110,10 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
             shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
             return f"no passage names {shown}"
     # The answer may sit in a passage about a name the first passages led to (the second
-    # hop of a question), so any selected passage may hold it.
-    holding = ranked
+    # hop of a question), so any selected passage may hold it; not one about another
+    # product, when the corpus files documents under the names the question gives.
+    filed = filed_names(sub_question.text, (s.location for s in state.sources.values()))
+    holding = [e for e in ranked if not filed or names_any(state, e, filed)]
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]
@@ -155,10 +158,9 @@ def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list
 def names_any(state: State, record: Evidence, names: set[str]) -> bool:
     """Whether a passage, its source's title, its headings or its location (packaged
     docs name their product in the path) name one of these names."""
-    if names & named_terms(_with_title(state, record)):
-        return True
     source = state.sources.get(record.source_id)
-    return bool(named_in_location(names, source.location if source else ""))
+    location = source.location if source else ""
+    return names_one_of(names, record.text, _frame(state, record), location)
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

@@ -29,10 +29,12 @@ from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuest
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    filed_names,
     holds_answer,
     identifiers,
     mentions_identifier,
     named_in_location,
+    names_one_of,
     names_subject,
     subjects,
 )
@@ -191,6 +193,9 @@ def answer_lines(
     asked = Asked.of(question)
     if asked.kind == "any":
         return []
+    filed = filed_names(question, locations.values())
+    if filed:  # as the gap check: not a passage about another product
+        chosen = [q for q in chosen if _names_any(q, filed, titles, locations)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
@@ -201,6 +206,14 @@ def answer_lines(
         if line is not None and line not in lines:
             lines.append(line)
     return lines
+
+
+def _names_any(
+    quote: Quote, names: set[str], titles: dict[str, str], locations: dict[str, str]
+) -> bool:
+    source = quote.record.source_id
+    above = frame(titles.get(source, ""), quote.headings)
+    return names_one_of(names, quote.record.text, above, locations.get(source, ""))
 
 
 def _names_side(

@@ -12,6 +12,7 @@ The rules read the question's form, in English and Chinese, never a corpus's wor
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, sentences
@@ -265,6 +266,21 @@ def named_in_location(names: set[str], location: str) -> set[str]:
     path: postgresql-doc-15/…); names of two letters or fewer match too much of a path."""
     path = location.lower()
     return {name for name in names if len(name) > 2 and name in path}
+
+
+def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
+    """Whether a passage, its source's title or headings (`frame`) or its location name
+    one of these names (packaged docs name their product in the path)."""
+    return bool(names & named_terms(f"{frame}\n{text}") or named_in_location(names, location))
+
+
+def filed_names(question: str, locations: Iterable[str]) -> set[str]:
+    """The question's names that the corpus files documents under (a product whose
+    documentation lies in a folder of its name): a passage filed under none of them and
+    naming none is about another product, however well it shares the other words."""
+    names = {name for subject_names, _ in subjects(question) for name in subject_names}
+    paths = list(locations)
+    return {name for name in names if any(named_in_location({name}, path) for path in paths)}
 
 
 def _packaged(location: str, name: list[str], number: str) -> bool:
