@@ -60,6 +60,10 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("version", "MERGE INTO target USING source ON condition", False),
         ("quantity", "The default is 100 connections.", True),
         ("quantity", "This parameter can only be set at server start.", False),
+        # a number that belongs to a name is not the number asked for
+        ("quantity", "The validator accepts Unicode characters on Python 3 only.", False),
+        ("quantity", "Section 17.3 explains how the server starts.", False),
+        ("quantity", "150 characters or fewer.", True),
         ("name", "Use `git branch` to create a branch.", True),
         ("name", "this is done with a single call.", False),
     ],

@@ -131,7 +131,8 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         return _VERSION_HOLDER.search(sentence) is not None
     if kind == "quantity":
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
-        return bool(quantities(undated)) or _NUMBER_HOLDER.search(undated) is not None
+        unnamed = _KEY_PHRASE.sub(" ", undated)  # nor a name's ("Python 3", "Chapter 17")
+        return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
     if kind == "comparison":
