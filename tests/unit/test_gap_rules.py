@@ -369,3 +369,19 @@ def test_a_passage_about_another_product_does_not_answer_where_the_corpus_files_
     state.sources["git"].location = "docs/init.html"
     state.sources["django"].location = "docs/branches.html"
     assert "unanswered" not in kinds(gaps_of(state))
+
+
+def test_a_release_named_only_in_passing_is_not_what_a_passage_is_about() -> None:
+    """ "… removed in Python 3.13" in the notes of 3.11 says nothing of what 3.13
+    brings; the notes titled with 3.13 do, and so does a page about no release."""
+    question = "What new features does Python 3.13 introduce?"
+    state = state_with(
+        [("notes", "Of the new features, imp is deprecated and removed in Python 3.13.", None)]
+    )
+    titled(state, notes="What's New In Python 3.11")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" in kinds(gaps_of(state))
+    titled(state, notes="What's New In Python 3.13")
+    assert "unanswered" not in kinds(gaps_of(state))
+    titled(state, notes="Deprecations")
+    assert "unanswered" not in kinds(gaps_of(state))

@@ -152,7 +152,7 @@ def _with_title(state: State, record: Evidence) -> str:
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
     source = state.sources.get(record.source_id)
     location = source.location if source else ""
-    return names_subject(record.text, subject, _frame(state, record), location)
+    return names_subject(record.text, subject, _frame(state, record), location, about=True)
 
 
 def names_any(state: State, record: Evidence, names: set[str]) -> bool:

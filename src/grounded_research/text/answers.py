@@ -235,14 +235,20 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
 
 
 def names_subject(
-    text: str, subject: tuple[set[str], list[str]], title: str = "", location: str = ""
+    text: str,
+    subject: tuple[set[str], list[str]],
+    title: str = "",
+    location: str = "",
+    about: bool = False,
 ) -> bool:
     """Whether a passage names all of the subject: every name, in the passage, its
     source's title or its location (documentation names its product in the path); and
     every name with a number as that exact phrase in the passage or title, or as the
     name in the title or location and a title naming exactly that release or version
     ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9;
-    "Chapter 17" is not PostgreSQL 17)."""
+    "Chapter 17" is not PostgreSQL 17). `about`: a passage under the title or headings
+    of another release of it is about that one, whatever it mentions in passing ("…
+    will be removed in Python 3.13" in What's New In Python 3.11)."""
     names, phrases = subject
     framed = f"{title}\n{text}"
     lowered = f"{framed}\n{location}".lower()
@@ -252,7 +258,9 @@ def names_subject(
     frame = f"{title}\n{location}".lower()
     for phrase in phrases:
         *name, number = phrase.split()
-        if mentions_phrase(framed, phrase):
+        if mentions_phrase(title, phrase) or (
+            mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
+        ):
             continue
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), title, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (
