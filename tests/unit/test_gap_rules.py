@@ -385,3 +385,23 @@ def test_a_release_named_only_in_passing_is_not_what_a_passage_is_about() -> Non
     assert "unanswered" not in kinds(gaps_of(state))
     titled(state, notes="Deprecations")
     assert "unanswered" not in kinds(gaps_of(state))
+
+
+def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() -> None:
+    """Comparing two releases when only one was found: the next search is for the
+    other, with the question's other words, not for names the found passages bring."""
+    question = "Which release came first, Django 3.1 or Python 3.9?"
+    state = state_with(
+        [
+            (
+                "notes",
+                "Django 3.1 was released on August 4, 2020. See the Upgrading Django notes.",
+                None,
+            )
+        ]
+    )
+    titled(state, notes="Django 3.1 release notes")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
+    assert gap.detail == "no passage names Python 3.9"
+    assert gap.follow_up_queries == ["Python 3.9 release came first"]

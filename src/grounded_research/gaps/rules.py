@@ -76,7 +76,9 @@ def coverage_gaps(
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
     unanswered = why_unanswered(state, sub_question, ranked)
     if unanswered:
-        gaps.append(new_gap(state, sub_question, "unanswered", unanswered, follow_ups))
+        unnamed = unnamed_subjects(state, sub_question, ranked)
+        queries = subject_queries(sub_question, unnamed)[: context.follow_up_queries]
+        gaps.append(new_gap(state, sub_question, "unanswered", unanswered, queries or follow_ups))
     if missing:
         gaps.append(
             new_gap(
@@ -104,11 +106,9 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     question asks about holds a sentence with an answer of the asked kind (a date, a
     version, a number, a name) sharing a word with the question ("released")."""
     kind = asked_kind(sub_question.text)
-    for subject in subjects(sub_question.text):
-        if not any(_names_subject(state, e, subject) for e in ranked):
-            names, phrases = subject
-            shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
-            return f"no passage names {shown}"
+    for names, phrases in unnamed_subjects(state, sub_question, ranked)[:1]:
+        shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
+        return f"no passage names {shown}"
     # The answer may sit in a passage about a name the first passages led to (the second
     # hop of a question), so any selected passage may hold it; not one about another
     # product, when the corpus files documents under the names the question gives.
@@ -128,6 +128,43 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""
+
+
+def unnamed_subjects(
+    state: State, sub_question: SubQuestion, ranked: list[Evidence]
+) -> list[tuple[set[str], list[str]]]:
+    """The subjects of the sub-question that no selected passage names."""
+    return [
+        subject
+        for subject in subjects(sub_question.text)
+        if not any(_names_subject(state, e, subject) for e in ranked)
+    ]
+
+
+def subject_queries(
+    sub_question: SubQuestion, unnamed: list[tuple[set[str], list[str]]]
+) -> list[str]:
+    """Searches for exactly what is missing: each subject no passage names, as the
+    question writes it ("Python 3.9"), with the question's words that name no subject
+    ("release came first"): the other side of a comparison, the product a first search
+    did not reach."""
+    question = sub_question.text
+    subject_words = {
+        token
+        for names, phrases in subjects(question)
+        for token in tokenize(" ".join([*names, *phrases]))
+    }
+    rest = [
+        facet
+        for facet in sub_question.facets or facets_of(question)
+        if not set(tokenize(facet)) & subject_words and not any(c.isdigit() for c in facet)
+    ]
+    queries: list[str] = []
+    for names, phrases in unnamed:
+        alone = {n for n in names if not _in_any(n, phrases)}
+        said = " ".join([*phrases, names_as_written(alone, question) if alone else ""])
+        queries.append(" ".join([said.strip(), *rest]).strip())
+    return [q for q in dict.fromkeys(queries) if q]
 
 
 def _may_answer(text: str, asked: Asked) -> list[tuple[int, int]]:
