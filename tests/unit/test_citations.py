@@ -83,6 +83,17 @@ def test_a_quote_with_code_marks_is_verbatim_once_read_off_the_report() -> None:
     assert citation_valid(claim.text, source)
 
 
+def test_a_table_row_with_an_escaped_pipe_in_code_verifies() -> None:
+    """A row's cell `$unit\\|$job` keeps its escape inside the code span on the page;
+    the claim read off the report has lost the code marks, so the escape must be read
+    the same way on both sides."""
+    row = '| 显示" `$unit\\|$job`"的属性 | " `systemctl show $unit\\|$job`" |'
+    source = evidence(f"| 检查 | `systemctl status $unit` |\n{row}")
+    (claim,) = split_claims(f"# Q\n\n## 结论\n\n- “{displayed(row)}” [1]\n")
+
+    assert judge(claim.text, [source]).verdict == "supported"
+
+
 def test_a_quote_shown_as_read_still_verifies_against_its_markdown_evidence() -> None:
     """A quote is shown without the page's list markers and escapes; the verifier and the
     evaluation read the evidence the same way: a hard-wrapped list item is one line (no

@@ -243,8 +243,9 @@ def comparable(text: str) -> str:
     """Text as a claim is compared with its evidence: both read as a quote shows them
     (`readable`: a table row as its cells); a claim is read off the report without the
     bold and code marks its quote carried (`split_claims`), so the evidence is read
-    without them too; on both, escapes are undone."""
-    return normalize(plain(_EMPHASIS.sub("", readable(text))))
+    without them too, before it is read (an escape in a code span is kept as written,
+    and the claim's code span is gone); on both, escapes are undone."""
+    return normalize(plain(readable(_EMPHASIS.sub("", text))))
 
 
 def quoted_span(claim_text: str, evidence: Evidence) -> str | None:
