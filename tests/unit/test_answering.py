@@ -218,3 +218,24 @@ def test_a_version_in_example_code_does_not_answer_which_version(tmp_path: Path)
     result = ask(tmp_path, "Which Git version introduced the git switch command?", max_rounds=0)
 
     assert unanswered(result) == ["no passage about it gives a version"]
+
+
+def test_a_how_do_i_question_is_answered_by_the_instruction_and_its_command(
+    tmp_path: Path,
+) -> None:
+    """Documentation answers "how do I" with a sentence that introduces a command and
+    the command itself in a code block: both are quoted, each as written."""
+    write(
+        tmp_path / "corpus",
+        "packages.md",
+        "# Holding packages\n\nA held package is not upgraded.\n\nIf you use apt, you can "
+        "hold a package with the following command:\n\n```\napt-mark hold package_name\n```"
+        "\n\nUse apt-mark unhold to release it.\n",
+    )
+    result = ask(tmp_path, "How do I hold a package with apt?")
+
+    assert answer_of(result) == [
+        "- “If you use apt, you can hold a package with the following command:” [1]",
+        "- “apt-mark hold package_name” [1]",
+    ]
+    assert all(claim.verdict == "supported" for claim in result.claims)

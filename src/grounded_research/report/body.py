@@ -40,8 +40,10 @@ from grounded_research.text.answers import (
 )
 from grounded_research.text.chunking import (
     HEADING_LINE,
+    code_blocks,
     heading_paths,
     in_code,
+    inside,
     paragraphs,
     path_at,
     sentences,
@@ -193,6 +195,8 @@ def answer_lines(
     asked = Asked.of(question)
     if asked.kind == "any":
         return []
+    if asked.kind == "procedure":
+        return instruction_lines(chosen)
     filed = filed_names(question, locations.values())
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_any(q, filed, titles, locations)]
@@ -206,6 +210,29 @@ def answer_lines(
         if line is not None and line not in lines:
             lines.append(line)
     return lines
+
+
+def instruction_lines(chosen: list[Quote]) -> list[Quote]:
+    """A "how do I" question's answer: the best sentence that introduces a command
+    ("If you use apt, you can hold a package with the following command:"), then the
+    first line of the code block right after it, each quoted as written."""
+    for quote in chosen:
+        text = quote.record.text
+        at = text.find(quote.sentence)
+        blocks = code_blocks(text)
+        if at < 0 or "```" in quote.sentence or inside(blocks, at):
+            continue
+        if not quote.sentence.rstrip().endswith((":", "：")):
+            continue
+        after = at + len(quote.sentence)
+        block = next((b for b in blocks if b[0] >= after), None)
+        if block is None or text[after : block[0]].strip():
+            continue  # no code right after it
+        lines = text[block[0] : block[1]].split("\n")[1:]
+        command = next((line.strip() for line in lines if line.strip("` \t")), "")
+        if command and len(command.split()) <= ANSWER_WORDS:
+            return [quote, quote._replace(sentence=command, lead="")]
+    return []
 
 
 def _names_any(
@@ -346,7 +373,7 @@ def ranked_sentences(
             terms = set(tokenize(sentence))
             shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))
-            if kind not in ("any", "yes_no") and holds_answer(kind, sentence):
+            if kind not in ("any", "yes_no", "procedure") and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
                 scored.append(

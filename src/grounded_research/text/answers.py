@@ -20,13 +20,20 @@ from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
 from grounded_research.text.tokenize import tokenize
 
-AnswerKind = Literal["comparison", "yes_no", "version", "date", "quantity", "name", "any"]
+AnswerKind = Literal[
+    "comparison", "procedure", "yes_no", "version", "date", "quantity", "name", "any"
+]
 
 _COMPARISON = re.compile(
     r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
     r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
     r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
     r"先\w{0,6}哪(?:一)?个",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(
+    r"^\W*how\s+(?:do|can|could|should|would|does|might)\s+(?:i|we|you|one|a\s+user)\b|"
+    r"^\W*how\s+to\b|怎么|怎样|如何",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
@@ -110,6 +117,7 @@ def asked_kind(question: str) -> AnswerKind:
     """The kind of answer the question asks for, by its form."""
     for kind, pattern in (
         ("comparison", _COMPARISON),
+        ("procedure", _PROCEDURE),
         ("yes_no", _YES_NO),
         ("version", _VERSION),
         ("name", _NAME),
@@ -124,7 +132,8 @@ def asked_kind(question: str) -> AnswerKind:
 
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
-    number, a command or name. Yes/no and open questions are answered by statements."""
+    number, a command or name. Yes/no, "how do I" and open questions are answered by
+    statements."""
     if kind == "date":
         return _DATE_HOLDER.search(sentence) is not None
     if kind == "version":
