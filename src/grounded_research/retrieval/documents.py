@@ -167,7 +167,8 @@ def html_document(
     local file is read this way. `search_metadata` has trafilatura search the page for
     them instead, guessing the date from its text (htmldate) and the author from its
     bylines: a web page often gives its date only there, and the report orders
-    disagreeing sources by date; that search costs as much CPU as the text extraction."""
+    disagreeing sources by date; that search costs about as much CPU as the text
+    extraction."""
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
     if tree is not None:
