@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grounded_research.retrieval.documents import read_documents
+from grounded_research.retrieval import web
+from grounded_research.retrieval.documents import html_document, read_documents
 from grounded_research.text.chunking import heading_paths
 from tests.conftest import write
 
@@ -246,3 +247,87 @@ def test_jsonl_lines_are_split_on_newlines_only_and_decoded_one_by_one(tmp_path:
     first, second = read_documents(tmp_path / "notes.jsonl", "notes.jsonl").documents
     assert first.text == "One\u2028line." and first.note == ""
     assert second.text == "Zürich \ufffd" and "not valid UTF-8" in second.note
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "solid-state"
+PARAGRAPH = "<p>" + "The cell keeps 80 percent of its capacity after 800 cycles. " * 4 + "</p>"
+
+
+def page(head: str, body: str) -> str:
+    return f"<html><head>{head}</head><body><article>{body}{PARAGRAPH}</article></body></html>"
+
+
+def test_a_local_page_has_the_title_date_and_author_it_declares() -> None:
+    html = page(
+        '<title>Cell review | Voltmark Labs</title><meta property="og:title" content="Cell '
+        'review: Aurora A1"><meta property="article:published_time" '
+        'content="2024-05-21T10:00:00+02:00"><meta name="author" content="Ada Lovelace">',
+        "<h1>Review</h1><h1>Other</h1>",
+    )
+    document = html_document(html, "r.html", "r")
+    assert (document.title, document.published, document.author) == (
+        "Cell review: Aurora A1",
+        "2024-05-21",
+        "Ada Lovelace",
+    )
+
+
+def test_a_page_date_is_its_meta_date_else_its_marked_or_only_time_element() -> None:
+    def date(head: str, body: str) -> str | None:
+        return html_document(page(head, body), "d.html", "d").published
+
+    assert date('<meta name="dc.date" content="2023-02-01">', "<h1>A</h1>") == "2023-02-01"
+    assert date("", '<h1>A</h1><time datetime="2022-03-04">4 March</time>') == "2022-03-04"
+    several = '<time datetime="2021-01-01">then</time><time datetime="2022-01-01">later</time>'
+    assert date("", f"<h1>A</h1><p>{several}</p>") is None  # none tells which dates the page
+    marked = '<time datetime="2020-06-30" itemprop="datePublished">30 June</time>'
+    assert date("", f"<h1>A</h1><p>{several}{marked}</p>") == "2020-06-30"
+    author_page = '<meta property="article:author" content="https://example.com/ada">'
+    assert html_document(page(author_page, "<h1>A</h1>"), "a.html", "a").author is None
+
+
+def test_no_date_is_guessed_from_a_local_page_s_text_but_a_web_page_s_is_searched() -> None:
+    """A "Last updated" footer is the Debian package's build date, not the content's; the
+    text fallback reads a date line at the top only. A web page keeps htmldate's search."""
+    html = page(
+        "<title>sqlite3 — DB-API 2.0 interface</title>",
+        "<h1>sqlite3 — DB-API 2.0 interface</h1>",
+    ).replace("</body>", "<footer><p>Last updated on May 12, 2026.</p></footer></body>")
+    assert html_document(html, "s.html", "s").published is None
+    assert html_document(html, "s.html", "s", search_metadata=True).published == "2026-05-12"
+    web_page = web._document(html.encode(), "html", "https://docs.example/s.html", "utf-8")
+    assert web_page.published == "2026-05-12"
+    dateline = page("", "<h1>Django 3.0.6 release notes</h1><p><em>May 4, 2020</em></p>")
+    assert html_document(dateline, "r.html", "r").published == "May 4, 2020"
+
+
+def test_a_local_page_s_title_follows_trafilatura_s_order() -> None:
+    def title(head: str, body: str) -> str:
+        return html_document(page(head, body), "t.html", "t").title
+
+    site = "<title>Django FAQ — Django 3.2.25 documentation</title>"
+    assert title(site, "<h1>FAQ: General</h1>") == "FAQ: General"  # the only h1
+    # two h1 (the site's and the page's): the <title> without the site's name
+    assert title(site, "<h1>Django 3.2.25 documentation</h1><h1>Django FAQ</h1>") == "Django FAQ"
+    docbook = '<h1>PostgreSQL</h1><h1>Manual</h1><h2 class="title">36.4. Using Host Variables</h2>'
+    assert title("<title>36.4. Host Variables</title>", docbook) == "36.4. Using Host Variables"
+    # a <title> part with a dot is a version or a domain; the first h1 then
+    two = "<h1>The tutorial</h1><h1>Next</h1>"
+    assert title("<title>tutorial.html</title>", two) == "The tutorial"
+    wrapped = "<h1>37.4. administrable_role_\u200bauthorizations</h1>"
+    assert title("", wrapped) == "37.4. administrable_role_authorizations"
+
+
+def test_a_date_labelled_in_a_byline_is_the_page_s_date() -> None:
+    """trafilatura leaves the review's byline out of its text; its labelled date is the
+    page's (htmldate had guessed 2026-01-01 from the copyright line)."""
+    path = EXAMPLES / "reviews" / "aurora-a1-independent-test.html"
+    [document] = read_documents(path, "review.html").documents
+    assert "Published: 2026-01-20" not in document.text
+    assert document.published == "2026-01-20"
+    tracker = EXAMPLES / "market" / "solid-state-tracker-2026.html"
+    assert read_documents(tracker, "t.html").documents[0].published == "March 2026"
+    prose = "".join(PARAGRAPH.replace("cell", f"cell {n}") for n in range(3))
+    late = f"<h1>Cell test</h1>{prose}<p>Tested on 2026-01-20 in Lund.</p>"
+    unlabelled = page("", late)  # a date in the prose, below the dateline a title may have
+    assert html_document(unlabelled, "t.html", "t").published is None

@@ -54,10 +54,11 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
+# 13: an HTML file's title and date are what it declares (retrieval/documents.py);
 # 12: a short line ending with "in", "the", … joins the next; 11: headings wrapped in
 # bare boxes kept, no headings in code fences; 10: a passage lies under the path of most
 # of its words; 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 12
+INDEX_VERSION = 13
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE

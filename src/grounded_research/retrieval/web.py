@@ -315,7 +315,7 @@ def _document(data: bytes, kind: str, location: str, charset: str | None) -> Doc
         raise UnreadableDocument(location, "binary content served as text")
     text, note = _decode(data, charset)
     if kind == "html":
-        return replace(html_document(text, location, fallback), note=note)
+        return replace(html_document(text, location, fallback, search_metadata=True), note=note)
     return replace(text_document(text, location, fallback), note=note)
 
 
