@@ -405,3 +405,20 @@ def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() 
     gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
     assert gap.detail == "no passage names Python 3.9"
     assert gap.follow_up_queries == ["Python 3.9 release came first"]
+
+
+def test_the_entities_of_a_multi_hop_clause_may_be_named_on_pages_of_their_own() -> None:
+    """ "The daughter of Mary Curzon stars with Douglas Smith in what film?": Curzon's page
+    names her daughter, the film's page names Douglas Smith; no page names both. Where a
+    name is a product the corpus files documents under, its names must stand together."""
+    question = "The daughter of Mary Curzon stars with Douglas Smith in what film?"
+    state = state_with(
+        [
+            ("p1", "Mary Curzon has a daughter, the actress Lucy Boynton.", None),
+            ("p2", "The film stars Douglas Smith and Lucy Boynton in 2017.", None),
+        ]
+    )
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" not in kinds(gaps_of(state))
+    state.sources["p1"].location = "curzon-docs/daughter.html"  # a product's folder
+    assert "unanswered" in kinds(gaps_of(state))

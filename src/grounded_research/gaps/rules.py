@@ -133,12 +133,22 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 def unnamed_subjects(
     state: State, sub_question: SubQuestion, ranked: list[Evidence]
 ) -> list[tuple[set[str], list[str]]]:
-    """The subjects of the sub-question that no selected passage names."""
-    return [
-        subject
-        for subject in subjects(sub_question.text)
-        if not any(_names_subject(state, e, subject) for e in ranked)
-    ]
+    """The subjects of the sub-question that no selected passage names. A subject that
+    names a product the corpus files documents under ("SQLite's RETURNING clause") must
+    be named by one passage, all its names together; the names of a subject the corpus
+    files nothing under ("Lady Mary-Gaye Curzon stars with Douglas Smith") may each be
+    named by a passage of its own: a multi-hop question's entities lie on several
+    pages."""
+    filed = filed_names(sub_question.text, (s.location for s in state.sources.values()))
+    unnamed: list[tuple[set[str], list[str]]] = []
+    for subject in subjects(sub_question.text):
+        names, phrases = subject
+        parts = [subject] if names & filed else [({n}, []) for n in names] + [
+            (set(), [phrase]) for phrase in phrases
+        ]
+        if not all(any(_names_subject(state, e, part) for e in ranked) for part in parts):
+            unnamed.append(subject)
+    return unnamed
 
 
 def subject_queries(
