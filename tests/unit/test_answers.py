@@ -8,6 +8,7 @@ import pytest
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    filed_names,
     head_word,
     holds_answer,
     identifiers,
@@ -340,3 +341,13 @@ def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(
     question: str, head: str
 ) -> None:
     assert head_word(question) == head
+
+
+def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
+    """Packaged docs file a product's pages in a folder of its name; a page's own file
+    name or the last part of a web address names that page, not a collection."""
+    question = "In which Git version did git switch appear, and which Python version?"
+    assert filed_names(question, ["git-doc/usr/share/doc/git-doc/git-init.html"]) == {"git"}
+    assert filed_names(question, ["notes/git.md", "python.md"]) == set()
+    wiki = ["https://en.wikipedia.org/wiki/Meet_Corliss_Archer"]
+    assert filed_names("Who played Corliss Archer in Kiss and Tell?", wiki) == set()

@@ -293,12 +293,14 @@ def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
 
 
 def filed_names(question: str, locations: Iterable[str]) -> set[str]:
-    """The question's names that the corpus files documents under (a product whose
-    documentation lies in a folder of its name): a passage filed under none of them and
-    naming none is about another product, however well it shares the other words."""
+    """The question's names that the corpus files documents under: a product whose
+    documentation lies in a folder of its name (git-doc/…, python-django-doc/…). A
+    passage filed under none of them and naming none is about another product, however
+    well it shares the other words. Only folders count: a page's own file name or a web
+    address's last part (wiki/Meet_Corliss_Archer) names the page, not a collection."""
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
-    paths = list(locations)
-    return {name for name in names if any(named_in_location({name}, path) for path in paths)}
+    folders = [location.rsplit("/", 1)[0] for location in locations if "/" in location]
+    return {name for name in names if any(named_in_location({name}, f) for f in folders)}
 
 
 def _packaged(location: str, name: list[str], number: str) -> bool:
