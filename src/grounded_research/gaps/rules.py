@@ -133,19 +133,22 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 def unnamed_subjects(
     state: State, sub_question: SubQuestion, ranked: list[Evidence]
 ) -> list[tuple[set[str], list[str]]]:
-    """The subjects of the sub-question that no selected passage names. A subject that
-    names a product the corpus files documents under ("SQLite's RETURNING clause") must
-    be named by one passage, all its names together; the names of a subject the corpus
-    files nothing under ("Lady Mary-Gaye Curzon stars with Douglas Smith") may each be
-    named by a passage of its own: a multi-hop question's entities lie on several
-    pages."""
-    filed = filed_names(sub_question.text, (s.location for s in state.sources.values()))
+    """The subjects of the sub-question that no selected passage names. A subject with a
+    name the corpus names documents by, a folder or a file ("SQLite's RETURNING clause",
+    "Aurora A1" in aurora-pilot-line.md), must be named by one passage, all its names
+    together; the names of a subject the corpus names nothing by ("Lady Mary-Gaye Curzon
+    stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
+    question's entities lie on several pages."""
+    locations = [s.location for s in state.sources.values()]
+    filed = filed_names(sub_question.text, locations, pages=True)
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
-        parts = [subject] if names & filed else [({n}, []) for n in names] + [
-            (set(), [phrase]) for phrase in phrases
-        ]
+        parts = (
+            [subject]
+            if names & filed
+            else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
+        )
         if not all(any(_names_subject(state, e, part) for e in ranked) for part in parts):
             unnamed.append(subject)
     return unnamed
