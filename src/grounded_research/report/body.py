@@ -27,6 +27,7 @@ from grounded_research.report.citations import (
 from grounded_research.report.sections import REPORT_OWN
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
 from grounded_research.text.answers import (
+    STATEMENT_KINDS,
     Asked,
     asked_kind,
     filed_names,
@@ -373,7 +374,7 @@ def ranked_sentences(
             terms = set(tokenize(sentence))
             shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))
-            if kind not in ("any", "yes_no", "procedure") and holds_answer(kind, sentence):
+            if kind not in STATEMENT_KINDS and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
                 scored.append(

@@ -130,6 +130,10 @@ def asked_kind(question: str) -> AnswerKind:
     return "any"
 
 
+STATEMENT_KINDS: frozenset[AnswerKind] = frozenset({"yes_no", "procedure", "any"})
+"""The kinds a statement answers, not a value: any sentence may hold their answer."""
+
+
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
@@ -300,7 +304,10 @@ def filed_names(question: str, locations: Iterable[str], pages: bool = False) ->
     address's last part (wiki/Meet_Corliss_Archer) names that page, not a collection;
     `pages`: those count too (the names the corpus names documents by)."""
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
-    paths = [loc if pages else loc.rsplit("/", 1)[0] for loc in locations if pages or "/" in loc]
+    if pages:
+        paths = list(locations)
+    else:
+        paths = [location.rsplit("/", 1)[0] for location in locations if "/" in location]
     return {name for name in names if any(named_in_location({name}, path) for path in paths)}
 
 
