@@ -239,3 +239,60 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_and_its_command(
         "- “apt-mark hold package_name” [1]",
     ]
     assert all(claim.verdict == "supported" for claim in result.claims)
+
+
+def test_the_second_hop_is_quoted_from_the_page_a_found_passage_names(tmp_path: Path) -> None:
+    """A multi-hop question names the first page only ("the author of Q Is for
+    Quarry"); the page of the author, named by that first page, answers its second hop
+    and is quoted although it never names the book. The page of an alias works the same
+    way: a page titled by another name that names the question's name."""
+    write(
+        tmp_path / "corpus",
+        "q-is-for-quarry.md",
+        "# Q Is for Quarry\n\nQ Is for Quarry is the 17th novel in Sue Grafton's Alphabet "
+        "series of mystery novels.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "sue-grafton.md",
+        "# Sue Grafton\n\nSue Taylor Grafton was an American author of detective novels. "
+        "She is the daughter of detective novelist C. W. Grafton.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "rubislaw-quarry.md",
+        "# Rubislaw Quarry\n\nRubislaw Quarry is a granite quarry in the west end of "
+        "Aberdeen, opened in 1740.\n",
+    )
+    result = ask(
+        tmp_path,
+        "Who is the detective novelist parent of the author of Q Is for Quarry?",
+        max_rounds=0,
+    )
+
+    assert "She is the daughter of detective novelist C. W. Grafton." in result.report
+
+
+def test_a_passage_naming_the_subject_by_its_pages_title_is_about_it(tmp_path: Path) -> None:
+    """A page titled by one name that gives the question's name for the same subject
+    ("Onika Tanya Maraj, known as Nicki Minaj") makes its title a name of the subject:
+    a passage elsewhere naming Nicki Minaj is about her."""
+    write(
+        tmp_path / "corpus",
+        "nicki-minaj.md",
+        "# Nicki Minaj\n\nOnika Tanya Maraj, known professionally as Nicki Minaj, is a "
+        "rapper and singer.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "idol.md",
+        "# American Idol season 12\n\nThe season's judges were Mariah Carey, Nicki Minaj "
+        "and Keith Urban; the television show was hosted by Ryan Seacrest.\n",
+    )
+    result = ask(
+        tmp_path,
+        "Onika Tanya Maraj was a judge on a television show hosted by whom?",
+        max_rounds=0,
+    )
+
+    assert "hosted by Ryan Seacrest" in result.report

@@ -353,6 +353,7 @@ def ranked_sentences(
             read[text] = Frame(named_terms(text), set(tokenize(text)), code)
         return read[text]
 
+    names |= bridged_names(names, records, titles, locations)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = names | named_terms(record.query)
@@ -381,6 +382,44 @@ def ranked_sentences(
                     (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))
                 )
     return [quote for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1]))]
+
+
+def bridged_names(
+    names: set[str], records: list[Evidence], titles: dict[str, str], locations: dict[str, str]
+) -> set[str]:
+    """The names of the pages a question's second hop is about: a page whose title a
+    passage naming the question's names names ("… in Sue Grafton's series" makes the page
+    "Sue Grafton" about the question of '"Q" Is for Quarry''s author), and a page whose
+    passage names them under a title of its own (the page "Nicki Minaj" names "Onika Tanya
+    Maraj": a passage naming Nicki Minaj is about her)."""
+    if not names:
+        return set()
+    bridged: set[str] = set()
+    anchors = [
+        record
+        for record in records
+        if names_one_of(
+            names,
+            record.text,
+            titles.get(record.source_id, ""),
+            locations.get(record.source_id, ""),
+        )
+    ]
+    for record in anchors:
+        title = titles.get(record.source_id, "")
+        if not names & named_terms(title):
+            bridged |= named_terms(title)
+    for source_id in {record.source_id for record in records}:
+        page = _PARENTHESISED.sub("", titles.get(source_id, "")).strip()
+        if not page or not named_terms(page) or named_terms(page) <= names:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(page) + r"(?!\w)")
+        if any(record.source_id != source_id and pattern.search(record.text) for record in anchors):
+            bridged |= named_terms(page)
+    return bridged
+
+
+_PARENTHESISED = re.compile(r"\s*\([^()]*\)")
 
 
 def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
