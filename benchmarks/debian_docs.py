@@ -4,6 +4,8 @@
 data folder (default benchmarks/.data/, git-ignored). Only files with the wanted suffixes
 are copied into `<data>/<name>/<package>/...`, the tree that gets indexed; the folder is
 renamed into place when complete, so an interrupted fetch never leaves half a corpus.
+A `keep` filter narrows the files further (for example one language of a manual that
+ships several).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +43,11 @@ def ensure_corpus(
     packages: tuple[str, ...],
     name: str = "corpus",
     suffixes: tuple[str, ...] = HTML_SUFFIXES,
+    keep: Callable[[str, str], bool] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
-    """<data>/<name> with the files of `packages` ending in `suffixes`; downloaded and
-    extracted only once."""
+    """<data>/<name> with the files of `packages` ending in `suffixes` (and, given `keep`,
+    for which keep(package, path inside the package) is true, the path in POSIX form:
+    `usr/share/doc/...`); downloaded and extracted only once."""
     corpus = data / name
     info_path = corpus / ".corpus.json"  # hidden: the indexer skips dot files
     if info_path.exists():
@@ -74,7 +79,10 @@ def ensure_corpus(
                 source = Path(folder) / file_name
                 if not file_name.lower().endswith(suffixes) or source.is_symlink():
                     continue
-                target = staging / package / source.relative_to(extracted)
+                inside = source.relative_to(extracted)
+                if keep is not None and not keep(package, inside.as_posix()):
+                    continue
+                target = staging / package / inside
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, target)
                 files += 1

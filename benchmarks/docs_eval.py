@@ -1,15 +1,24 @@
-"""The documentation evaluation set (benchmarks/docs_eval/) run through `grounded-research eval`.
+"""A documentation evaluation set run through `grounded-research eval`.
 
     python benchmarks/docs_eval.py --split dev                  # tune on this half
     python benchmarks/docs_eval.py --split test                 # report only: never tune on it
     python benchmarks/docs_eval.py --split all --out r.json -- --max-rounds 0 --selection keyword
+    python benchmarks/docs_eval.py --set manuals --split dev    # the second set (below)
 
-The corpus is the Debian documentation of benchmarks/index.py (Python 3.11, PostgreSQL 15,
-Django 3.2, SQLite 3.40, git 2.39: 3,398 HTML files), fetched once by
-benchmarks/debian_docs.py into `--data` (default benchmarks/.data/, git-ignored). Options
-after `--` go to `grounded-research eval` unchanged (see `grounded-research eval --help`).
-The index lives in `<data>/cache` unless `--cache-dir` is passed there: the first run
-builds it (about two minutes on 2 cores), later runs reuse it.
+Two sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+`--data` (default benchmarks/.data/, git-ignored):
+
+- `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
+  benchmarks/index.py (Python 3.11, PostgreSQL 15, Django 3.2, SQLite 3.40, git 2.39:
+  3,398 HTML files), in `<data>/corpus`;
+- `--set manuals`, benchmarks/manuals_eval/: manuals the project was never tuned on, to
+  see whether the rules generalise (Bash 5.2, Apache HTTP Server 2.4 in English only,
+  Sphinx 5.3), in `<data>/corpus-manuals`.
+
+Options after `--` go to `grounded-research eval` unchanged (see `grounded-research eval
+--help`). The index lives in `<data>/cache` (`<data>/cache-manuals` for the second set)
+unless `--cache-dir` is passed there: the first run builds it (about two minutes on 2
+cores for the first set), later runs reuse it.
 
 `grounded-research eval` prints its tables (recall per stage, figures, recall per tag:
 kind, package, trap); then the figures issue 11 sets targets on are printed in one block.
@@ -25,16 +34,45 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import debian_docs  # noqa: E402
 from index import PACKAGES  # noqa: E402  (one corpus for both benchmarks)
 
-SET = HERE / "docs_eval"
-DATASETS = {"dev": SET / "dev.jsonl", "test": SET / "test.jsonl", "all": SET / "questions.jsonl"}
+SPLIT_FILES = {"dev": "dev.jsonl", "test": "test.jsonl", "all": "questions.jsonl"}
+
+# The second set: Debian 12 manuals the project has not been tuned on. apache2-doc ships
+# the manual in 11 languages (other languages' pages are mostly symlinks to English);
+# only manual/en/ is kept.
+MANUALS = ("bash-doc", "apache2-doc", "sphinx-doc")
+
+
+def manuals_keep(package: str, path: str) -> bool:
+    """The files of MANUALS that go into the corpus (besides the .html/.htm suffix)."""
+    return package != "apache2-doc" or path.startswith("usr/share/doc/apache2-doc/manual/en/")
+
+
+class QuestionSet(NamedTuple):
+    folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
+    packages: tuple[str, ...]
+    corpus: str  # folder name under --data
+    cache: str  # index folder name under --data
+    keep: Callable[[str, str], bool] | None = None  # ensure_corpus filter
+
+    def fetch(self, data: Path) -> tuple[Path, dict[str, Any]]:
+        return debian_docs.ensure_corpus(data, self.packages, name=self.corpus, keep=self.keep)
+
+
+SETS = {
+    "docs": QuestionSet(HERE / "docs_eval", PACKAGES, "corpus", "cache"),
+    "manuals": QuestionSet(
+        HERE / "manuals_eval", MANUALS, "corpus-manuals", "cache-manuals", manuals_keep
+    ),
+}
 
 
 def eval_command() -> list[str]:
@@ -81,20 +119,22 @@ def main() -> int:
         description=__doc__.split("\n\n")[0],
         epilog="Options after -- are passed to grounded-research eval.",
     )
-    parser.add_argument("--split", choices=sorted(DATASETS), default="dev")
+    parser.add_argument("--set", choices=sorted(SETS), default="docs", help="question set")
+    parser.add_argument("--split", choices=sorted(SPLIT_FILES), default="dev")
     parser.add_argument("--data", type=Path, default=HERE / ".data", help="download folder")
     parser.add_argument("--out", type=Path, help="eval's full results (JSON) here")
     parser.add_argument("extra", nargs="*", help="options for grounded-research eval (after --)")
     args = parser.parse_args()
 
-    corpus, info = debian_docs.ensure_corpus(args.data, PACKAGES)
+    chosen = SETS[args.set]
+    corpus, info = chosen.fetch(args.data)
     versions = ", ".join(f"{p['package']} {p['version']}" for p in info["packages"])
     print(f"corpus: {corpus} ({info['files']} files: {versions})", flush=True)
 
-    dataset = DATASETS[args.split]
+    dataset = chosen.folder / SPLIT_FILES[args.split]
     extra = list(args.extra)
     if not any(option.split("=")[0] == "--cache-dir" for option in extra):
-        extra += ["--cache-dir", str(args.data / "cache")]
+        extra += ["--cache-dir", str(args.data / chosen.cache)]
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch) / "results.json"
         command = [
@@ -112,7 +152,7 @@ def main() -> int:
         if not out.exists():
             return code
         report: dict[str, Any] = json.loads(out.read_text())
-    print(f"\nissue 11 figures, {args.split} split ({dataset.name}):")
+    print(f"\nissue 11 figures, {args.set} set, {args.split} split ({dataset.name}):")
     rows = issue_figures(report)
     width = max(len(name) for name, _ in rows)
     for name, value in rows:

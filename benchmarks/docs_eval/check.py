@@ -76,26 +76,27 @@ def kind_of(question: EvalQuestion) -> str:
     return kinds[0] if len(kinds) == 1 else ""
 
 
-def package_of(question: EvalQuestion) -> str:
-    packages = [tag for tag in question.tags if tag in PACKAGES]
-    return packages[0] if len(packages) == 1 else ""
+def package_of(question: EvalQuestion, packages: tuple[str, ...] = PACKAGES) -> str:
+    found = [tag for tag in question.tags if tag in packages]
+    return found[0] if len(found) == 1 else ""
 
 
 def _hash(question: EvalQuestion) -> str:
     return hashlib.sha256(question.id.encode()).hexdigest()
 
 
-def split_of(questions: list[EvalQuestion]) -> dict[str, str]:
+def split_of(questions: list[EvalQuestion], packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     """The fixed rule: each kind x package stratum, ordered by the sha256 of the ids, is
     dealt alternately to dev and test, dev first. The strata are taken in the order of
     KINDS, then PACKAGES; the extra question of an odd-sized stratum goes to the half
     that so far has fewer extras of that kind plus that package (on a tie: fewer extras
     in all, then dev), so every kind and every package is halved give or take one or
-    two. Nothing but the ids and the kind and package tags decides."""
+    two. Nothing but the ids and the kind and package tags decides. `packages` names the
+    packages of the set (another set, benchmarks/manuals_eval/, has its own)."""
     strata: dict[tuple[str, str], list[EvalQuestion]] = defaultdict(list)
     for q in questions:
-        strata[(kind_of(q), package_of(q))].append(q)
-    rank = {name: index for index, name in enumerate((*KINDS, *PACKAGES))}
+        strata[(kind_of(q), package_of(q, packages))].append(q)
+    rank = {name: index for index, name in enumerate((*KINDS, *packages))}
     extras = {name: Counter[str]() for name in SPLITS}
     split: dict[str, str] = {}
     for kind, package in sorted(strata, key=lambda k: (rank.get(k[0], 99), rank.get(k[1], 99))):
@@ -124,10 +125,10 @@ def with_split(record: dict[str, Any], split: str) -> dict[str, Any]:
     return {**record, "tags": [*tags, split]}
 
 
-def write_splits(path: Path) -> None:
+def write_splits(path: Path, packages: tuple[str, ...] = PACKAGES) -> None:
     """Tag every line of `path` with its split and write dev.jsonl and test.jsonl beside it."""
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    split = split_of(load_dataset(path))
+    split = split_of(load_dataset(path), packages)
     records = [with_split(r, split[r["id"]]) for r in records]
     lines: dict[str, list[str]] = {name: [] for name in ("all", *SPLITS)}
     for record in records:
@@ -178,7 +179,13 @@ class Failures:
         self.messages.append(f"{where}: {message}")
 
 
-def check_set(path: Path, corpus: Path, splits: bool, failures: Failures) -> list[EvalQuestion]:
+def check_set(
+    path: Path,
+    corpus: Path,
+    splits: bool,
+    failures: Failures,
+    packages: tuple[str, ...] = PACKAGES,
+) -> list[EvalQuestion]:
     where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     try:
         questions = load_dataset(path)
@@ -190,8 +197,8 @@ def check_set(path: Path, corpus: Path, splits: bool, failures: Failures) -> lis
         at = f"{where}: {q.id}"
         if not kind_of(q):
             failures.add(at, f"tags need exactly one kind of {KINDS}: {q.tags}")
-        if not package_of(q):
-            failures.add(at, f"tags need exactly one package of {PACKAGES}: {q.tags}")
+        if not package_of(q, packages):
+            failures.add(at, f"tags need exactly one package of {packages}: {q.tags}")
         if splits and sum(tag in SPLITS for tag in q.tags) != 1:
             failures.add(at, f"tags need exactly one of {SPLITS}: {q.tags}")
         if q.unanswerable != (kind_of(q) == "unanswerable"):
@@ -232,12 +239,17 @@ def check_set(path: Path, corpus: Path, splits: bool, failures: Failures) -> lis
             if not any(held):
                 failures.add(at, f"gold page holds no answer or fact: {gold}")
     if splits:
-        check_splits(path, questions, failures)
+        check_splits(path, questions, failures, packages)
     return questions
 
 
-def check_splits(path: Path, questions: list[EvalQuestion], failures: Failures) -> None:
-    rule = split_of(questions)
+def check_splits(
+    path: Path,
+    questions: list[EvalQuestion],
+    failures: Failures,
+    packages: tuple[str, ...] = PACKAGES,
+) -> None:
+    rule = split_of(questions, packages)
     by_id = {q.id: q for q in questions}
     for q in questions:
         if rule[q.id] not in q.tags:
@@ -295,19 +307,25 @@ def scan(corpus: Path, questions: list[EvalQuestion]) -> None:
     print(f"scan: {found} page(s) to review")
 
 
-def summary(questions: list[EvalQuestion]) -> str:
+def summary(questions: list[EvalQuestion], packages: tuple[str, ...] = PACKAGES) -> str:
     table: dict[str, Counter[str]] = defaultdict(Counter)
     for q in questions:
         split = next((tag for tag in q.tags if tag in SPLITS), "-")
-        table[kind_of(q)][package_of(q)] += 1
+        table[kind_of(q)][package_of(q, packages)] += 1
         table[kind_of(q)][split] += 1
-    rows = [f"{'kind':<13}" + "".join(f"{c:>11}" for c in (*PACKAGES, *SPLITS, "total"))]
+    columns = (*packages, *SPLITS)
+    width = len(packages)
+    rows = [f"{'kind':<13}" + "".join(f"{c:>11}" for c in (*columns, "total"))]
     for kind in KINDS:
         counts = table.get(kind, Counter())
-        cells = [counts[c] for c in (*PACKAGES, *SPLITS)]
-        rows.append(f"{kind:<13}" + "".join(f"{n:>11}" for n in cells) + f"{sum(cells[:5]):>11}")
-    totals = [sum(table[k][c] for k in table) for c in (*PACKAGES, *SPLITS)]
-    rows.append(f"{'total':<13}" + "".join(f"{n:>11}" for n in totals) + f"{sum(totals[:5]):>11}")
+        cells = [counts[c] for c in columns]
+        rows.append(
+            f"{kind:<13}" + "".join(f"{n:>11}" for n in cells) + f"{sum(cells[:width]):>11}"
+        )
+    totals = [sum(table[k][c] for k in table) for c in columns]
+    rows.append(
+        f"{'total':<13}" + "".join(f"{n:>11}" for n in totals) + f"{sum(totals[:width]):>11}"
+    )
     return "\n".join(rows)
 
 
