@@ -261,6 +261,20 @@ def test_a_title_shared_is_not_enough_for_two_different_attributes() -> None:
     assert "conflict" not in kinds(gaps_of(state))
 
 
+def test_pages_on_two_code_names_sharing_title_words_do_not_conflict() -> None:
+    """The pages of two modules share "Apache Module" in their titles, not a subject."""
+    state = state_with(
+        [
+            ("deflate", "The compressed response is delivered to the client.", None),
+            ("http2", "The pushed resource is expected to be delivered to the client.", None),
+        ]
+    )
+    titled(state, deflate="Apache Module mod_deflate", http2="Apache Module mod_http2")
+    assert "status_conflict" not in kinds(gaps_of(state))
+    titled(state, http2="Apache Module mod_deflate")
+    assert "status_conflict" in kinds(gaps_of(state))
+
+
 def test_versions_that_disagree_on_a_change_conflict() -> None:
     state = state_with(
         [

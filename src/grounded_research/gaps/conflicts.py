@@ -126,6 +126,8 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
             shared = (own_a | frame_a) & (own_b | frame_b)
             if not shared or not _attribute_words(a.sentence) & _attribute_words(b.sentence):
                 continue
+            if _about_other_code(a.frame, b.frame):
+                continue  # "Apache Module mod_deflate" and "Apache Module mod_http2"
         found_here = _disagreements(a.sentence, b.sentence, versions=on_code)
         for kind, detail, value_a, value_b in found_here:
             group = next(
@@ -233,6 +235,14 @@ def own_subjects(sentence: str) -> set[str]:
     two subjects, and "PostgreSQL 15" and "PostgreSQL 16" do not contradict)."""
     versioned = set(_VERSIONED_NAME.findall(sentence))
     return (subjects(sentence) - versioned) | _code_names(sentence)
+
+
+def _about_other_code(frame_a: str, frame_b: str) -> bool:
+    """Whether two titles name different code names and no common one: the pages of
+    two modules, settings or functions ("Apache Module mod_brotli", "Apache Module
+    mod_ratelimit") share their generic words, not their subject."""
+    codes_a, codes_b = _code_names(frame_a), _code_names(frame_b)
+    return bool(codes_a and codes_b and not codes_a & codes_b)
 
 
 def _code_names(sentence: str) -> set[str]:
