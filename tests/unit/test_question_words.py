@@ -32,6 +32,24 @@ def test_words_written_in_capitals_stay_names() -> None:
     assert named_terms("Is IT in charge of the US office?") == {"it", "us"}
 
 
+def test_a_lower_case_word_joined_to_a_name_is_not_part_of_it() -> None:
+    """A page on "NumPy and Google style docstrings" is about what a question on
+    "NumPy-style docstrings" names; "X-Forwarded-For" and "UTF-8" stay whole."""
+    assert named_terms("Google- and NumPy-style docstrings, GPL-compatible") == {
+        "google",
+        "numpy",
+        "gpl",
+    }
+    assert named_terms("X-Forwarded-For in UTF-8") == {"x-forwarded-for", "utf-8"}
+
+
+def test_a_name_keeps_the_version_written_into_it() -> None:
+    """ "TLSv1.4" is not "TLSv1.2": the version written into a name is part of it (a
+    sentence's final full stop is not)."""
+    assert named_terms("Can SSLProtocol enable TLSv1.4?") == {"sslprotocol", "tlsv1.4"}
+    assert named_terms("It speaks TLSv1.") == {"tlsv1"}
+
+
 def test_a_capitalised_question_gets_the_findings_of_its_lowercase_form(tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     write(root, "a.md", "# Cells\n\nSolid-state cells reach an energy density of 400 Wh/kg.\n")

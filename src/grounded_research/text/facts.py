@@ -24,8 +24,10 @@ _MONEY = re.compile(r"([$€£¥])\s?(\d+(?:[.,]\d+)?)\s*(billion|million|bn|m)?
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20\d\d)(?!\d)")
 _FULL_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NAMED = re.compile(
-    r"\b(?:[A-Z][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+(?:[-\s][A-Z][a-z]+)*|[A-Za-z]+-?\d+[A-Za-z\d-]*)\b"
+    r"\b(?:[A-Z][\w-]*[A-Z0-9][\w-]*(?:\.\d+)*|[A-Z][a-z]+(?:[-\s][A-Z][a-z]+)*|"
+    r"[A-Za-z]+-?\d+[A-Za-z\d-]*)\b"
 )
+_JOINED_WORDS = re.compile(r"(?:-[a-z]+)+$")  # "-style" in "NumPy-style", "-compatible"
 _STATUS = {
     "planned": re.compile(
         r"\b(?:will (?:begin|start|ship|deliver|launch|enter|reach|be)|plans? to|planned|"
@@ -139,11 +141,12 @@ def is_negated(sentence: str) -> bool:
 def named_terms(sentence: str) -> set[str]:
     """Names and product codes ("Aurora", "A1", "QuantumScape"), not years, units or
     function words capitalised because they start a sentence or a question ("What",
-    "Which", "Does": a word written in capitals, such as "IT", is still a name)."""
+    "Which", "Does": a word written in capitals, such as "IT", is still a name). A
+    lower-case word joined on is not part of the name: "NumPy-style" names NumPy."""
     terms: set[str] = set()
     for match in _NAMED.finditer(sentence):
         for word in match.group(0).split():
-            word = word.strip("'’")
+            word = _JOINED_WORDS.sub("", word.strip("'’"))
             if is_name_word(word):
                 terms.add(word.lower().removesuffix("'s").removesuffix("’s"))
     return terms
