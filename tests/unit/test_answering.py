@@ -296,3 +296,26 @@ def test_a_passage_naming_the_subject_by_its_pages_title_is_about_it(tmp_path: P
     )
 
     assert "hosted by Ryan Seacrest" in result.report
+
+
+def test_a_release_dated_in_its_heading_is_answered_by_the_heading(tmp_path: Path) -> None:
+    """Changelogs date a release in its heading, far above the passages that name the
+    release: the answer quotes the heading's line (not the heading of another release,
+    whose line names the release too), a verbatim, supported claim."""
+    filler = " ".join(f"Fixed issue {n} in the HTML writer." for n in range(40))
+    write(
+        tmp_path / "corpus",
+        "changes.md",
+        "# Changelog\n\n## Release 1.2 (released Mar 31, 2013)\n\n### Bugs fixed\n\n"
+        f"{filler}\n\nThe 1.2 release removed helpers deprecated since Sphinx 1.0.\n\n"
+        "## Release 1.0 (Jul 23, 2010)\n\n### Features added\n\n"
+        f"{filler}\n\n### Incompatible changes\n\n"
+        "The oldcmarkup extension is needed in future versions; in Sphinx 1.0 it is "
+        "activated by default when Sphinx 1.0 is released.\n",
+    )
+    result = ask(
+        tmp_path, "When was Sphinx 1.0 released?", max_rounds=0, chunk_size=300, token_budget=300
+    )
+
+    assert answer_of(result) == ["- “Release 1.0 (Jul 23, 2010)” [1]"]
+    assert result.claims[0].verdict == "supported"

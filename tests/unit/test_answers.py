@@ -98,6 +98,8 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
         ("What is new in PostgreSQL 15.", "PostgreSQL 15", True),
         ("see section 17.3 of the manual", "PostgreSQL 17", False),
         ("Python 3.11.2 changelog", "Python 3.11", False),
+        ("it is required for bash-5.1 and later versions", "Bash 5.1", True),
+        ("new in bash-5.10", "Bash 5.1", False),
     ],
 )
 def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, mentioned: bool) -> None:
@@ -196,6 +198,17 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert names_other_release(other, ["Django 5.0"])
     assert not names_other_release("Django 5.0 supports Python 3.10 and later.", ["Django 5.0"])
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
+
+
+def test_a_point_release_answers_which_release_of_a_series() -> None:
+    """ "From which Apache 2.4 release on …" is answered by "Apache 2.4.39"; "when was
+    PostgreSQL 15 released" is not answered by the date of PostgreSQL 15.4."""
+    series = Asked.of("From which Apache 2.4 release on is the shared object cache in Redis?")
+    assert series.kind == "version"
+    assert series.answered_by("Available in Apache 2.4.39 and later", "Redis object cache")
+    assert not series.answered_by("Available in Apache 2.2.39 and later", "Redis object cache")
+    release = Asked.of("When was PostgreSQL 15 released?")
+    assert not release.answered_by("PostgreSQL 15.4 was released on 2023-08-10.", "Release notes")
 
 
 def test_a_bare_number_is_not_a_version() -> None:
@@ -351,3 +364,15 @@ def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
     assert filed_names(question, ["notes/git.md", "python.md"]) == set()
     wiki = ["https://en.wikipedia.org/wiki/Meet_Corliss_Archer"]
     assert filed_names("Who played Corliss Archer in Kiss and Tell?", wiki) == set()
+
+
+def test_a_default_asked_in_other_words_is_answered_by_a_setting_set_in_code() -> None:
+    """ "Unless configured otherwise" asks for a default; a directive's default row
+    written as code ("`BrotliCompressionQuality 5`") states it: the number is the
+    setting's value, not part of a name like "Chapter 17"."""
+    asked = Asked.of("What compression quality does mod_brotli use unless configured otherwise?")
+    assert (asked.kind, asked.default) == ("quantity", True)
+    row = "Default: | `BrotliCompressionQuality 5` |"
+    frame = "Apache Module mod_brotli\nBrotliCompressionQuality Directive"
+    assert asked.answered_by(row, frame) and asked.states_default(row, frame)
+    assert not holds_answer("quantity", "See Chapter 17 of the manual.")

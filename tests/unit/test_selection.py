@@ -289,6 +289,40 @@ def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_ho
     assert placed.records[0].text == purpose.text
 
 
+CHANGELOG = (
+    "# Changelog\n\n## Release 1.2 (released Mar 31, 2013)\n\n"
+    "Removed helpers deprecated since Sphinx 1.0.\n\n"
+    "## Release 1.0 (Jul 23, 2010)\n\n### Features added\n\n"
+    "Added the needs_sphinx config value and the require_sphinx() method.\n\n"
+    "### Incompatible changes\n\n"
+    "In Sphinx 1.0, the oldcmarkup extension is activated by default."
+)
+
+
+def test_a_chunk_under_a_heading_that_dates_the_asked_release_brings_the_heading(
+    tmp_path: Path,
+) -> None:
+    """Asked when a release came out, a chunk under the heading that dates it (far
+    above) brings that heading's line in as a record of its own; not the heading of
+    another release, not without the question."""
+    world = World(tmp_path, chunk_size=80)
+    sid = world.add("changes.md", CHANGELOG)
+    under = next(e for e in world.chunks[sid] if e.text.startswith("In Sphinx 1.0"))
+    under = under.model_copy(
+        update={"headings": ["Changelog", "Release 1.0 (Jul 23, 2010)", "Incompatible changes"]}
+    )
+    asked = Asked.of("When was Sphinx 1.0 released?")
+    placed = world.assembler().fit([under], no_terms, 1000, 10, asked=asked).placed[0]
+    assert [r.text for r in placed.records] == [under.text, "## Release 1.0 (Jul 23, 2010)"]
+    world.check_verbatim(placed.records[1])
+    assert placed.records[1].headings == ["Changelog"]  # what the heading lies under
+    plain = world.assembler().fit([under], no_terms, 1000, 10).placed[0]
+    assert [r.text for r in plain.records] == [under.text]
+    other = Asked.of("When was Sphinx 1.2 released?")
+    placed = world.assembler().fit([under], no_terms, 1000, 10, asked=other).placed[0]
+    assert [r.text for r in placed.records] == [under.text]
+
+
 # -- layered tiers -------------------------------------------------------------------------
 
 LONG = [

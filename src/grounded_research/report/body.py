@@ -29,7 +29,6 @@ from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuest
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
-    asked_kind,
     filed_names,
     holds_answer,
     identifiers,
@@ -341,7 +340,8 @@ def ranked_sentences(
     more than this many loose objects, git gc --auto packs them. … The default value is
     6700.")."""
     wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
-    kind = asked_kind(sub_question.text)
+    asked = Asked.of(sub_question.text)
+    kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
     scored: list[tuple[float, int, Quote]] = []
@@ -359,12 +359,17 @@ def ranked_sentences(
         about = names | named_terms(record.query)
         in_path = named_in_location(about, locations.get(record.source_id, ""))
         for start, end, lead in sentences_with_lead(record.text):
-            if HEADING_LINE.match(record.text, start):
-                continue  # a heading is shown beside the quotes under it, not quoted
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
-            if too_short(sentence):
-                continue
             headings = headings_at(record, start)
+            if HEADING_LINE.match(record.text, start):
+                # A heading is shown beside the quotes under it, not quoted; unless it
+                # holds what is asked: changelogs date a release in its heading
+                # ("Release 1.0 (Jul 23, 2010)"). Then it stands under its parents.
+                if not asked.heads_answer(sentence):
+                    continue
+                headings, lead = headings[:-1], ""
+            elif too_short(sentence):
+                continue
             above = read_frame(f"{frame(title, headings)}\n{lead}")
             if about and not about & (named_terms(sentence) | above.names | in_path):
                 continue

@@ -21,14 +21,16 @@ from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
     chunk_position,
+    heading_answer,
     needs_next,
     needs_previous,
     section_answer,
     snapshot_chunks,
+    snapshot_headings,
 )
 from grounded_research.state import Evidence, Source, Tier
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import sentences
+from grounded_research.text.chunking import Chunk, sentences
 from grounded_research.text.facts import is_negated
 from grounded_research.text.tokenize import tokenize
 
@@ -153,8 +155,12 @@ class Assembler:
                 rest.append((rank, record))
                 continue
             grown = placed.records[0]
-            if asked and asked.answered_in(grown.text, self._frame_of(grown)):
-                asked = None  # answered: the others go in as they are
+            if asked and (
+                asked.answered_in(grown.text, self._frame_of(grown)) or len(placed.records) > 1
+            ):
+                asked = (
+                    None  # answered (by the record or its heading): the others go in as they are
+                )
             fitted.placed.append(placed)
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
@@ -206,16 +212,40 @@ class Assembler:
         neighbour fits too; None when it does not fit."""
         plain = count_tokens(record.text)
         start, end = self._whole_span(record, asked)
+        placed = None
         if (start, end) != (record.start, record.end):
             grown = self._slice(record, start, end, "full")
             cost = count_tokens(grown.text)
             if cost <= room:
                 self._claim(record.source_id, start, end)
-                return Placed([grown], "full", cost, rank, record)
-        if plain <= room or (first and plain <= room / FULL_SHARE):
+                placed = Placed([grown], "full", cost, rank, record)
+        if placed is None and (plain <= room or (first and plain <= room / FULL_SHARE)):
             self._claim(record.source_id, record.start, record.end)
-            return Placed([self._as(record, "full")], "full", plain, rank, record)
-        return None
+            placed = Placed([self._as(record, "full")], "full", plain, rank, record)
+        if placed is not None and asked is not None:
+            heading = self._heading_answer(placed.records[0], asked)
+            if heading is not None and placed.cost + count_tokens(heading.text) <= room:
+                self._claim(heading.source_id, heading.start, heading.end)
+                placed.records.append(heading)
+                placed.cost += count_tokens(heading.text)
+        return placed
+
+    def _heading_answer(self, record: Evidence, asked: Asked) -> Evidence | None:
+        """The line of the heading above the record that gives the value asked for when
+        the record does not (`heading_answer`), as a record of its own."""
+        text = self._snapshot(record)
+        if text is None or not asked.asks_value:
+            return None
+        sha256 = self.sources[record.source_id].sha256
+        chunk = Chunk(record.start, record.end, headings=tuple(record.headings))
+        line = heading_answer(
+            text, snapshot_headings(sha256, text), chunk, asked, self._title_of(record)
+        )
+        if line is None or self._overlaps(record.source_id, line.start, line.end):
+            return None
+        return self._slice(record, line.start, line.end, "key_sentences").model_copy(
+            update={"headings": list(line.headings), "chunk_start": None, "chunk_end": None}
+        )
 
     def _cut(self, record: Evidence, rank: int, terms: set[str]) -> Placed | None:
         text = self._snapshot(record)

@@ -8,7 +8,9 @@ snapshot, as `chunk_text` cut it.
 
 A question that asks for a value is the other case: a setting's section says what it
 does in one chunk and "The default is one second (1s)." in the next. A chunk that holds
-no sentence answering it pulls in the adjacent chunk of its section that does.
+no sentence answering it pulls in the adjacent chunk of its section that does, or, when
+the heading it lies under gives the value (a changelog dates a release in its heading:
+"Release 1.0 (Jul 23, 2010)"), that heading's line.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from functools import lru_cache
 
 from grounded_research.gaps.conflicts import frame
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import Chunk, chunk_text
+from grounded_research.text.chunking import Chunk, chunk_text, heading_paths
 from grounded_research.text.facts import is_unit
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
@@ -45,6 +47,12 @@ EARLY_CHARS = 60
 def snapshot_chunks(sha256: str, text: str, chunk_size: int) -> tuple[Chunk, ...]:
     """The chunks the retrievers cut this snapshot into (same function, same size)."""
     return tuple(chunk_text(text, chunk_size))
+
+
+@lru_cache(maxsize=256)
+def snapshot_headings(sha256: str, text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """Each heading of the snapshot: its position and its path (`heading_paths`)."""
+    return tuple(heading_paths(text))
 
 
 def chunk_position(chunks: tuple[Chunk, ...], start: int, end: int) -> int | None:
@@ -98,4 +106,29 @@ def section_answer(
             other = chunks[neighbour]
             if asked.answered_in(text[other.start : other.end], under):
                 return other
+    return None
+
+
+def heading_answer(
+    text: str,
+    headings: tuple[tuple[int, tuple[str, ...]], ...],
+    chunk: Chunk,
+    asked: Asked,
+    title: str,
+) -> Chunk | None:
+    """The line of the nearest heading above the chunk, on its path, that gives the
+    value asked for when the chunk does not (`Asked.heads_answer`), with the headings
+    above it; None otherwise."""
+    if asked.answered_in(text[chunk.start : chunk.end], frame(title, chunk.headings)):
+        return None
+    above = [(position, path) for position, path in headings if position < chunk.start]
+    for depth in range(len(chunk.headings), 0, -1):
+        path = chunk.headings[:depth]
+        at = next((position for position, p in reversed(above) if p == path), None)
+        if at is None:
+            continue
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        if asked.heads_answer(text[at:end].lstrip("# ")):
+            return Chunk(at, end, path[-2] if depth > 1 else "", path[:-1])
     return None

@@ -12,7 +12,7 @@ The rules read the question's form, in English and Chinese, never a corpus's wor
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, sentences
@@ -42,7 +42,8 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _VERSION = re.compile(
-    r"\b(?:which|what|in which|since which|from which)\s+(?:\w+\s+)?(?:version|release)s?\b|"
+    r"\b(?:which|what|in which|since which|from which)\s+(?:\w+\s+)?"
+    r"(?:(?-i:[A-Z\d][\w.]*)\s+)?(?:version|release)s?\b|"
     r"\bversion\s+(?:number|of)\b|"
     r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版",
     re.IGNORECASE,
@@ -61,8 +62,9 @@ _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
     r"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|limit|size|number|value|length|"
     r"port|timeout)\b|\b(?:default|maximum|minimum|limit)\b|"
+    r"\bunless (?:configured|set|told|specified) otherwise\b|"
     r"\bwhat\s+(?:\w+\s+)?(?:density|capacity|speed|rate|size|length|weight|price|cost|range|"
-    r"temperature|voltage|percentage|share|amount|level)\b|"
+    r"temperature|voltage|percentage|share|amount|level|quality)\b|"
     r"多少|默认|缺省|上限|下限|最大|最小|几(?:个|天|年|次|周|月|小时|分钟|秒)|多大|多长|多久",
     re.IGNORECASE,
 )
@@ -134,6 +136,13 @@ STATEMENT_KINDS: frozenset[AnswerKind] = frozenset({"yes_no", "procedure", "any"
 """The kinds a statement answers, not a value: any sentence may hold their answer."""
 
 
+def _unless_code(match: re.Match[str]) -> str:
+    """A name with its number left out, unless it is code: "`BrotliCompressionQuality 5`"
+    is a directive set to 5, not a name like "Python 3"."""
+    inside_code = match.string.count("`", 0, match.start()) % 2 == 1
+    return match.group(0) if inside_code else " "
+
+
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
@@ -144,7 +153,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         return _VERSION_HOLDER.search(sentence) is not None
     if kind == "quantity":
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
-        unnamed = _KEY_PHRASE.sub(" ", undated)  # nor a name's ("Python 3", "Chapter 17")
+        unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
@@ -171,22 +180,24 @@ def key_phrases(question: str) -> list[str]:
     return list(dict.fromkeys(phrases))
 
 
-def names_other_release(sentence: str, phrases: list[str]) -> bool:
+def names_other_release(sentence: str, phrases: list[str], series: bool = False) -> bool:
     """Whether the sentence is about another release of a product the question names
     with its number: "Django 1.8 is the last version to support Python 3.3" does not say
     which Python versions Django 5.0 supports. A question may name two releases of one
-    product ("Python 2.6 or Python 3.0"): a sentence naming either is about the question."""
+    product ("Python 2.6 or Python 3.0"): a sentence naming either is about the question.
+    `series`: the question asks which release of the named one ("from which Apache 2.4
+    release on …"), so its point releases are the named one's ("Apache 2.4.39")."""
     asked: dict[tuple[str, ...], set[str]] = {}
     for phrase in phrases:
         *words, number = phrase.lower().split()
         asked.setdefault(tuple(words), set()).add(number)
     for name, numbers in asked.items():
-        pattern = (
-            r"(?<![\w.])"
-            + r"\s+".join(re.escape(part) for part in name)
-            + r"\s+(?:(?:version|release)\s+|v)?(\d+(?:\.\d+)*)(?![\w]|\.\d)"
-        )
+        pattern = _named_release(name, r"(\d+(?:\.\d+)*)(?![\w]|\.\d)")
         given = set(re.findall(pattern, sentence, re.IGNORECASE))
+        if series:
+            given = {g for g in given if not any(g.startswith(f"{n}.") for n in numbers)}
+            if not given:
+                continue
         if given and not given & numbers:
             return True
     return False
@@ -210,13 +221,15 @@ def mentions_phrase(text: str, phrase: str) -> bool:
     """Whether `text` names the phrase with exactly its number: "PostgreSQL 15" is in
     "PostgreSQL 15 release notes" and "PostgreSQL version 15", not in "PostgreSQL 15.4"."""
     *name, number = phrase.split()
-    pattern = (
-        r"(?<![\w.])"
-        + r"\s+".join(re.escape(part) for part in name)
-        + r"\s+(?:(?:version|release)\s+|v)?"
-        + _exactly(number)
-    )
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE) is not None
+
+
+def _named_release(name: Sequence[str], number: str) -> str:
+    """A pattern for the name followed by a number as releases are written: "Python
+    3.11", "PostgreSQL version 15", "Django v5", and joined by a hyphen as GNU software
+    writes them ("bash-5.1")."""
+    words = r"\s+".join(re.escape(part) for part in name)
+    return rf"(?<![\w.]){words}(?:\s+|-)(?:(?:version|release)\s+|v)?{number}"
 
 
 def _exactly(number: str) -> str:
@@ -411,7 +424,11 @@ def _has_digit(word: str) -> bool:
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
 _KIND_NOUNS = {"version": "version versions release releases 版本"}
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
-_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|默认|缺省", re.IGNORECASE)
+_DEFAULT = re.compile(
+    r"\bdefault(?:s|ed)?\b|\bunless (?:configured|set|told|specified) otherwise\b|"
+    r"\b(?:when|if) (?:not set|unset|not specified|not given)\b|默认|缺省",
+    re.IGNORECASE,
+)
 
 
 class Asked(NamedTuple):
@@ -449,9 +466,12 @@ class Asked(NamedTuple):
         notes"), nor stands under one without naming the asked release itself ("MySQL
         5.0" in "Django 1.8 release notes" is not Django 5.0)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
-        if not holds_answer(self.kind, stated) or names_other_release(sentence, self.phrases):
+        series = self.kind == "version"
+        if not holds_answer(self.kind, stated) or names_other_release(
+            sentence, self.phrases, series
+        ):
             return False
-        if names_other_release(frame, self.phrases) and not any(
+        if names_other_release(frame, self.phrases, series) and not any(
             mentions_phrase(sentence, p) for p in self.phrases
         ):
             return False
@@ -470,6 +490,21 @@ class Asked(NamedTuple):
             ):
                 return True
         return False
+
+    def heads_answer(self, heading: str) -> bool:
+        """Whether a heading gives the value asked for the release the question names:
+        changelogs date a release in its heading ("Release 5.0.2 (released Jun 17,
+        2022)" for "Sphinx 5.0.2"). Only for a date or a version, only for a question
+        that names a release, and only the heading that names it by its exact number."""
+        return (
+            self.kind in ("date", "version")
+            and bool(self.phrases)
+            and all(
+                re.search(r"(?<![\w.])" + _exactly(phrase.split()[-1]), heading)
+                for phrase in self.phrases
+            )
+            and holds_answer(self.kind, self.given.sub(" ", heading) if self.given else heading)
+        )
 
     @property
     def asks_value(self) -> bool:
