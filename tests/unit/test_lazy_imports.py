@@ -58,6 +58,7 @@ NOT_WITH_THE_GRAPH = (
     "tavily",
     "mcp",
     "langchain_openai",
+    "trafilatura",
 )
 
 
