@@ -33,7 +33,6 @@ NOT_FOR_THE_COMMAND_LINE = (
     "openai",
     "onnxruntime",
     "tokenizers",
-    "faiss",
     "scipy",
     "numpy",
     "trafilatura",
@@ -50,7 +49,6 @@ NOT_FOR_THE_COMMAND_LINE = (
 # The graph's own import leaves these to the step that needs them.
 NOT_WITH_THE_GRAPH = (
     "onnxruntime",
-    "faiss",
     "scipy",
     "bm25s",
     "jieba",
