@@ -57,6 +57,7 @@ NOT_WITH_THE_GRAPH = (
     "mcp",
     "langchain_openai",
     "trafilatura",
+    "lxml",
 )
 
 
