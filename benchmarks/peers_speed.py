@@ -27,6 +27,8 @@ Python runs the script: `--install` also makes benchmarks/.data/grounded-venv wi
 the README's first command installs (`pip install -e .`), so that libraries only the
 `dev` extra brings, and that some libraries import when present (trio under httpcore2),
 are not counted; with `--before-src` another checkout's src runs beside it, alternating.
+A last program only imports LangGraph and LangChain's OpenAI models in that venv: the
+floor under any graph built on them.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ QUESTION = (
 )
 GPTR_VENV = DATA / "gptr-venv"
 GROUNDED_VENV = DATA / "grounded-venv"
+FRAMEWORK_IMPORTS = "import langgraph.graph, langchain_openai"
 # GPT Researcher reads Markdown with `unstructured`, which downloads a spaCy model at run
 # time: offline every .md file fails to load. Both programs get the files it can read.
 READABLE_BY_BOTH = (".txt", ".html")
@@ -418,6 +421,13 @@ def programs(
             [*own, "--embeddings", "openai:stub-embed"],
             env,
         )
+    # What no graph on LangGraph with LangChain's OpenAI models can go below: importing
+    # them, in the same venv, and nothing else.
+    table["frameworks"] = Program(
+        "import langgraph.graph, langchain_openai (nothing else)",
+        [sys.executable, "-c", FRAMEWORK_IMPORTS],
+        common,
+    )
     table["gptr"] = Program(
         "GPT Researcher",
         [str(gptr_python), str(driver), QUESTION, str(work / "gptr-report.md")],
@@ -460,8 +470,9 @@ def main() -> None:
     parser.add_argument(
         "--programs",
         default="",
-        help="comma-separated: grounded-local, grounded-stub, gptr (the default: these, "
-        "and with --before-src grounded-local-before, grounded-stub-before)",
+        help="comma-separated: grounded-local, grounded-stub, frameworks (their imports "
+        "alone), gptr (the default: these, and with --before-src grounded-local-before, "
+        "grounded-stub-before)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args()
@@ -473,7 +484,7 @@ def main() -> None:
     programs_asked = args.programs or (
         "grounded-local,grounded-stub,"
         + ("grounded-local-before,grounded-stub-before," if args.before_src else "")
-        + "gptr"
+        + "frameworks,gptr"
     )
     chosen = [name.strip() for name in programs_asked.split(",") if name.strip()]
     if "gptr" in chosen and not gptr_python.exists():
