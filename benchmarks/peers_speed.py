@@ -11,9 +11,10 @@ median wall seconds, CPU seconds (user + system, the process and its children) a
 RSS (the sum over the process tree, sampled every 10 ms), then the ratios to GPT
 Researcher.
 
-    python benchmarks/peers_speed.py                       # 5 runs each
-    python benchmarks/peers_speed.py --install             # first: GPT Researcher's venv
+    python benchmarks/peers_speed.py --install             # first: both venvs
+    benchmarks/.data/grounded-venv/bin/python benchmarks/peers_speed.py   # 5 runs each
     python benchmarks/peers_speed.py --runs 1 --programs grounded-local
+    python benchmarks/peers_speed.py --before-src ../main-worktree/src   # and main's code
 
 GPT Researcher (`pip install gpt-researcher`, in its own venv: `--install` makes it in
 benchmarks/.data/gptr-venv) reads the corpus with `report_source="local"` and `DOC_PATH`,
@@ -21,7 +22,13 @@ and sends its chat and embedding requests to the stub (`OPENAI_BASE_URL`). groun
 research runs as `grounded-research QUESTION --corpus … --model openai:stub-chat
 --base-url …`, once with its default local embedder (all-MiniLM-L6-v2 on onnxruntime,
 in-process) and once with `--embeddings openai:stub-embed`, the stub's embeddings, as
-GPT Researcher has them.
+GPT Researcher has them. It runs this checkout's src with the libraries of the venv whose
+Python runs the script: `--install` also makes benchmarks/.data/grounded-venv with what
+the README's first command installs (`pip install -e .`), so that libraries only the
+`dev` extra brings, and that some libraries import when present (trio under httpcore2),
+are not counted; with `--before-src` another checkout's src runs beside it, alternating.
+A last program only imports LangGraph and LangChain's OpenAI models in that venv: the
+floor under any graph built on them.
 """
 
 from __future__ import annotations
@@ -56,6 +63,8 @@ QUESTION = (
     "and what energy density do they achieve?"
 )
 GPTR_VENV = DATA / "gptr-venv"
+GROUNDED_VENV = DATA / "grounded-venv"
+FRAMEWORK_IMPORTS = "import langgraph.graph, langchain_openai"
 # GPT Researcher reads Markdown with `unstructured`, which downloads a spaCy model at run
 # time: offline every .md file fails to load. Both programs get the files it can read.
 READABLE_BY_BOTH = (".txt", ".html")
@@ -347,7 +356,9 @@ def offline_tiktoken(folder: Path) -> Path:
     return folder
 
 
-def programs(base_url: str, work: Path, corpus: Path, gptr_python: Path) -> dict[str, Program]:
+def programs(
+    base_url: str, work: Path, corpus: Path, gptr_python: Path, before_src: Path | None = None
+) -> dict[str, Program]:
     common = {
         **os.environ,
         "OPENAI_API_KEY": "stub-key",
@@ -367,12 +378,8 @@ def programs(base_url: str, work: Path, corpus: Path, gptr_python: Path) -> dict
         "openai:stub-chat",
         "--base-url",
         base_url,
-        "--cache-dir",
-        str(work / "grounded-cache"),
         "--data-dir",
         str(work / "grounded-data"),
-        "--out",
-        str(work / "grounded-report.md"),
         "--quiet",
     ]
     driver = work / "gptr_driver.py"
@@ -392,27 +399,49 @@ def programs(base_url: str, work: Path, corpus: Path, gptr_python: Path) -> dict
         "LANGCHAIN_TRACING_V2": "false",
         "ANONYMIZED_TELEMETRY": "false",
     }
-    return {
-        "grounded-local": Program("grounded-research (local MiniLM)", grounded, common),
-        "grounded-stub": Program(
-            "grounded-research (stub embeddings)",
-            [*grounded, "--embeddings", "openai:stub-embed"],
-            common,
-        ),
-        "gptr": Program(
-            "GPT Researcher",
-            [str(gptr_python), str(driver), QUESTION, str(work / "gptr-report.md")],
-            gptr_env,
-        ),
-    }
+    # grounded-research runs this checkout's code (its src first on the path, whichever
+    # checkout the venv installed), with the venv's libraries; `before_src` another's.
+    checkouts = {"": ROOT / "src", **({"-before": before_src} if before_src else {})}
+    table: dict[str, Program] = {}
+    for suffix, src in checkouts.items():
+        label = ", before" if suffix else ""
+        env = {**common, "PYTHONPATH": str(src)}
+        own = [
+            *grounded,
+            "--cache-dir",
+            str(work / f"grounded-cache{suffix}"),
+            "--out",
+            str(work / f"grounded-report{suffix}.md"),
+        ]
+        table[f"grounded-local{suffix}"] = Program(
+            f"grounded-research (local MiniLM{label})", own, env
+        )
+        table[f"grounded-stub{suffix}"] = Program(
+            f"grounded-research (stub embeddings{label})",
+            [*own, "--embeddings", "openai:stub-embed"],
+            env,
+        )
+    # What no graph on LangGraph with LangChain's OpenAI models can go below: importing
+    # them, in the same venv, and nothing else.
+    table["frameworks"] = Program(
+        "import langgraph.graph, langchain_openai (nothing else)",
+        [sys.executable, "-c", FRAMEWORK_IMPORTS],
+        common,
+    )
+    table["gptr"] = Program(
+        "GPT Researcher",
+        [str(gptr_python), str(driver), QUESTION, str(work / "gptr-report.md")],
+        gptr_env,
+    )
+    return table
 
 
-def install_gptr(venv: Path) -> Path:
-    """GPT Researcher from PyPI in a venv of its own."""
+def install(venv: Path, *requirements: str) -> Path:
+    """A venv of its own holding `requirements` (from PyPI, or this checkout)."""
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    subprocess.run([*pip, "gpt-researcher"], check=True)
+    subprocess.run([*pip, *requirements], check=True)
     return venv / "bin" / "python"
 
 
@@ -426,19 +455,38 @@ def main() -> None:
         help="its .txt and .html files are copied into the corpus both programs read",
     )
     parser.add_argument("--gptr-venv", type=Path, default=GPTR_VENV)
-    parser.add_argument("--install", action="store_true", help="make GPT Researcher's venv")
+    parser.add_argument(
+        "--install",
+        action="store_true",
+        help="make GPT Researcher's venv and grounded-research's (what running needs)",
+    )
+    parser.add_argument(
+        "--before-src",
+        type=Path,
+        help="also run grounded-research from this src folder (another checkout's, such as "
+        "a `git worktree` of main), as 'before': programs grounded-local-before and "
+        "grounded-stub-before",
+    )
     parser.add_argument(
         "--programs",
-        default="grounded-local,grounded-stub,gptr",
-        help="comma-separated: grounded-local, grounded-stub, gptr",
+        default="",
+        help="comma-separated: grounded-local, grounded-stub, frameworks (their imports "
+        "alone), gptr (the default: these, and with --before-src grounded-local-before, "
+        "grounded-stub-before)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     args = parser.parse_args()
 
     gptr_python = args.gptr_venv / "bin" / "python"
     if args.install:
-        gptr_python = install_gptr(args.gptr_venv)
-    chosen = [name.strip() for name in args.programs.split(",") if name.strip()]
+        gptr_python = install(args.gptr_venv, "gpt-researcher")
+        install(GROUNDED_VENV, "-e", str(ROOT))
+    programs_asked = args.programs or (
+        "grounded-local,grounded-stub,"
+        + ("grounded-local-before,grounded-stub-before," if args.before_src else "")
+        + "frameworks,gptr"
+    )
+    chosen = [name.strip() for name in programs_asked.split(",") if name.strip()]
     if "gptr" in chosen and not gptr_python.exists():
         sys.exit(f"error: no GPT Researcher at {gptr_python}: run with --install first")
 
@@ -457,7 +505,7 @@ def main() -> None:
     print(f"cores: {os.cpu_count()}; load average: {os.getloadavg()[0]:.2f}; work: {work}")
     results: dict[str, list[Measured]] = {name: [] for name in chosen}
     with stub_model() as (base_url, counts):
-        table = programs(base_url, work, corpus, gptr_python)
+        table = programs(base_url, work, corpus, gptr_python, args.before_src)
         for name in chosen:  # warm-up: byte-code caches, grounded-research's index
             warm = measure(table[name].argv, table[name].env, work, work / f"{name}-warmup.log")
             print(f"warm-up {table[name].name}: exit {warm.returncode}, {warm.wall:.2f} s")

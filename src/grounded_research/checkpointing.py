@@ -13,14 +13,16 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
-
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from typing import TYPE_CHECKING, Literal
 
 from grounded_research import state
 from grounded_research.errors import ConfigurationError
+
+# LangGraph is imported where a checkpointer is opened: the CLI checks `--checkpointer`
+# before it starts loading the local embedder, and that check must not wait for LangGraph.
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 RECORDS = (
     state.SubQuestion,
@@ -57,6 +59,8 @@ def default_data_dir() -> str:
 
 def serializer() -> JsonPlusSerializer:
     """Checkpoints hold our records; only these (and LangGraph's own types) load back."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
     return JsonPlusSerializer(
         allowed_msgpack_modules=[(cls.__module__, cls.__name__) for cls in RECORDS]
     )
@@ -87,6 +91,8 @@ async def open_checkpointer(
     if kind == "none":
         yield None
     elif kind == "memory":
+        from langgraph.checkpoint.memory import InMemorySaver
+
         yield InMemorySaver(serde=serializer())
     elif kind == "postgres":
         async with _postgres(spec.strip()) as saver:

@@ -25,7 +25,6 @@ from rich.console import Console
 from grounded_research.cli_options import (
     UsageErrorIsBadInput,
     check_corpus,
-    context_from_options,
     with_knobs,
 )
 from grounded_research.cli_outputs import Saved, check_outputs, save
@@ -81,7 +80,6 @@ def run(
     knobs: dict[str, Any],
 ) -> None:
     from grounded_research.checkpointing import checkpointer_kind
-    from grounded_research.models import describe_models
     from grounded_research.selection.embeddings import load_local_embedder_early
 
     try:
@@ -94,17 +92,25 @@ def run(
 
             knobs["urls"] = read_url_list(knobs["urls"])
             knobs["retrievers"] = with_urls(knobs.get("retrievers"), knobs["urls"])
-        context = context_from_options(**knobs)
+        context = Context.from_mapping(knobs)
         if thread is None:
             check_question(question)
         checkpointer_kind(checkpointer)
         check_corpus(context)
     except GroundedResearchError as error:
         fail(str(error), error.exit_code)
-    if not quiet:
-        stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
+    # Before LangChain is imported (checking the models does): see
+    # `load_local_embedder_early`.
     if context.ranks_by_embeddings or context.dense_retrieval:
         load_local_embedder_early(context.embeddings)
+    from grounded_research.models import check_models, describe_models
+
+    try:
+        check_models(context)
+    except GroundedResearchError as error:
+        fail(str(error), error.exit_code)
+    if not quiet:
+        stderr.print(f"[dim]·[/dim] model: {describe_models(context)}")
 
     partial: dict[str, Any] = {"question": question}
     try:

@@ -286,7 +286,7 @@ class Context:
         default="auto",
         metadata=knob(
             "How evidence is ranked for the writer: 'none' (the retriever's order), "
-            "'keyword' (BM25, jieba for Chinese), 'embeddings' (vector similarity, FAISS), "
+            "'keyword' (BM25, jieba for Chinese), 'embeddings' (vector similarity), "
             "'hybrid' (rank fusion of both); 'auto': hybrid when an embedder is available, "
             "else keyword.",
             cli=Cli("--selection"),

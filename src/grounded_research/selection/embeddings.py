@@ -204,6 +204,11 @@ def build_embedder(spec: str, base_url: str = "") -> Embedder | None:
     with _BUILT_LOCK:
         known = _BUILT.get((spec, base_url))
         if known is None:
+            # LangChain's OpenAI embeddings count tokens with tiktoken's cl100k_base: this
+            # makes it the copy the token budget loads, not a second one (nor a download).
+            from grounded_research.selection.budget import cl100k_base
+
+            cl100k_base()
             try:
                 from langchain.embeddings import init_embeddings
 
