@@ -108,25 +108,41 @@ def statements(evidence: list[tuple[str, str, str, str]]) -> list[Statement]:
     return out
 
 
+@dataclass(frozen=True)
+class Read:
+    """A sentence's (or a frame's) subjects, code names and attribute words, read once:
+    every pair of statements compares them. Two frames that each name code names, none
+    in common, are about different things: the pages of two modules ("Apache Module
+    mod_brotli", "Apache Module mod_ratelimit") share their generic words, not a
+    subject."""
+
+    subjects: set[str]
+    code: set[str]
+    attributes: set[str]
+
+    @classmethod
+    def of(cls, text: str) -> Read:
+        return cls(own_subjects(text), _code_names(text), _attribute_words(text))
+
+
 def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     """Pairs that disagree, grouped: pairs of the same kind and detail that share a
     statement are one disagreement with several sides."""
     groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
-    framed: dict[str, set[str]] = {}
+    framed: dict[str, Read] = {}
     analysed = [
-        (s, own_subjects(s.sentence), framed.setdefault(s.frame, own_subjects(s.frame)))
-        for s in found
+        (s, Read.of(s.sentence), framed.setdefault(s.frame, Read.of(s.frame))) for s in found
     ]
     for (a, own_a, frame_a), (b, own_b, frame_b) in combinations(analysed, 2):
         if a.source == b.source:
             continue
-        shared = own_a & own_b
-        on_code = bool(_code_names(a.sentence) & _code_names(b.sentence))
+        shared = own_a.subjects & own_b.subjects
+        on_code = bool(own_a.code & own_b.code)
         if not shared:
-            shared = (own_a | frame_a) & (own_b | frame_b)
-            if not shared or not _attribute_words(a.sentence) & _attribute_words(b.sentence):
+            shared = (own_a.subjects | frame_a.subjects) & (own_b.subjects | frame_b.subjects)
+            if not shared or not own_a.attributes & own_b.attributes:
                 continue
-            if _about_other_code(a.frame, b.frame):
+            if frame_a.code and frame_b.code and not frame_a.code & frame_b.code:
                 continue  # "Apache Module mod_deflate" and "Apache Module mod_http2"
         found_here = _disagreements(a.sentence, b.sentence, versions=on_code)
         for kind, detail, value_a, value_b in found_here:
@@ -235,14 +251,6 @@ def own_subjects(sentence: str) -> set[str]:
     two subjects, and "PostgreSQL 15" and "PostgreSQL 16" do not contradict)."""
     versioned = set(_VERSIONED_NAME.findall(sentence))
     return (subjects(sentence) - versioned) | _code_names(sentence)
-
-
-def _about_other_code(frame_a: str, frame_b: str) -> bool:
-    """Whether two titles name different code names and no common one: the pages of
-    two modules, settings or functions ("Apache Module mod_brotli", "Apache Module
-    mod_ratelimit") share their generic words, not their subject."""
-    codes_a, codes_b = _code_names(frame_a), _code_names(frame_b)
-    return bool(codes_a and codes_b and not codes_a & codes_b)
 
 
 def _code_names(sentence: str) -> set[str]:
