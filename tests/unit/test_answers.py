@@ -48,6 +48,11 @@ from grounded_research.text.answers import (
         ("Apache 的主配置文件是哪个？", "name"),
         ("安装之后要等几天才能升级？", "quantity"),
         ("i386 和 armel 这两个架构，先放弃了哪一个？", "comparison"),
+        # a release asked for in other words
+        ("From which Apache 2.4 release on is mod_brotli available?", "version"),
+        ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),
+        ("What is the release date of PostgreSQL 15.1?", "date"),
+        ("What compression quality does mod_brotli use unless configured otherwise?", "quantity"),
     ],
 )
 def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> None:
@@ -376,3 +381,13 @@ def test_a_default_asked_in_other_words_is_answered_by_a_setting_set_in_code() -
     frame = "Apache Module mod_brotli\nBrotliCompressionQuality Directive"
     assert asked.answered_by(row, frame) and asked.states_default(row, frame)
     assert not holds_answer("quantity", "See Chapter 17 of the manual.")
+
+
+def test_a_code_name_escaped_by_markdown_is_still_named() -> None:
+    """A page's heading "include\\_patterns" (Markdown escapes the underscore) names the
+    setting include_patterns, for the writer and for the gap check."""
+    heading = "General configuration\ninclude\\_patterns"
+    assert mentions_identifier(heading, "include_patterns")
+    question = "In which Sphinx version was the include_patterns setting added?"
+    [subject] = subjects(question)
+    assert names_subject("Glob-style patterns.", subject, heading, "sphinx-doc/html/conf.html")

@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple
 from grounded_research.text.chunking import HEADING_LINE, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
+from grounded_research.text.normalize import unescaped
 from grounded_research.text.tokenize import tokenize
 
 AnswerKind = Literal[
@@ -44,6 +45,7 @@ _YES_NO = re.compile(
 _VERSION = re.compile(
     r"\b(?:which|what|in which|since which|from which)\s+(?:\w+\s+)?"
     r"(?:(?-i:[A-Z\d][\w.]*)\s+)?(?:version|release)s?\b|"
+    r"\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which)\b|"
     r"\bversion\s+(?:number|of)\b|"
     r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版",
     re.IGNORECASE,
@@ -212,9 +214,10 @@ def identifiers(question: str) -> set[str]:
 def mentions_identifier(text: str, identifier: str) -> bool:
     """Whether the text names this code name whole: max_wal_size is not in
     max_slot_wal_keep_size, nor os.path in os.path.join; isqrt is in math.isqrt (a name
-    qualified by its module)."""
+    qualified by its module). Markdown may escape its underscores or hyphens
+    ("include\\_patterns" in a heading)."""
     pattern = r"(?<!\w)" + re.escape(identifier) + r"(?![\w]|\.\w)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return re.search(pattern, unescaped(text), re.IGNORECASE) is not None
 
 
 def mentions_phrase(text: str, phrase: str) -> bool:
@@ -276,7 +279,7 @@ def names_subject(
     of another release of it is about that one, whatever it mentions in passing ("…
     will be removed in Python 3.13" in What's New In Python 3.11)."""
     names, phrases = subject
-    framed = f"{title}\n{text}"
+    framed = unescaped(f"{title}\n{text}")
     lowered = f"{framed}\n{location}".lower()
     named = named_terms(framed)
     if not all(n in named or n in lowered for n in names):
