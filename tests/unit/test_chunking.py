@@ -122,6 +122,22 @@ def test_a_fence_opened_after_text_pairs_with_the_next_one() -> None:
     ]
 
 
+def test_three_backticks_with_text_after_them_on_their_line_open_no_fence() -> None:
+    # the Bash manual writes the old command substitution as inline code holding
+    # backticks; read as a fence, it turned the rest of the manual into code, and 4.2's
+    # headings (`readarray`, `source`, …) lay under "3.5.4 Command Substitution"
+    text = (
+        "### 3.5.4 Command Substitution\n\n`$(``command`)\nor\n\n`` ` ```command``\n"
+        "Bash performs the expansion.\n\n### 4.2 Bash Builtin Commands\n\n```\n# code\n```\n\n"
+        "###### `readarray` ¶\n\nA synonym for `mapfile`.\n"
+    )
+    assert [path[-1] for _, path in heading_paths(text)] == [
+        "3.5.4 Command Substitution",
+        "4.2 Bash Builtin Commands",
+        "`readarray`",
+    ]
+
+
 def test_a_passage_lies_under_the_path_of_its_first_words() -> None:
     """A passage that starts with headings carries the path of the words after them; a
     heading inside it is read where it stands (`path_at`)."""

@@ -58,7 +58,7 @@ from grounded_research.text.tokenize import tokenize
 # 12: a short line ending with "in", "the", … joins the next; 11: headings wrapped in
 # bare boxes kept, no headings in code fences; 10: a passage lies under the path of most
 # of its words; 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 13
+INDEX_VERSION = 16
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE

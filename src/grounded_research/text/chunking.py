@@ -28,8 +28,10 @@ _BLOCK_LINE = re.compile(
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
 # A fenced code block; a fence may open after text on its line (an inline code span that
-# breaks a line is fenced where it stands).
-_CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+# breaks a line is fenced where it stands), but it ends its line, bar a language name:
+# three backticks with more text after them on their line are inline code ("`` ` ```command``",
+# the Bash manual's old-style command substitution), not a fence.
+_CODE_FENCE = re.compile(r"```[\w+-]*[ \t]*(?:\n|\Z).*?(?:```|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
