@@ -319,3 +319,26 @@ def test_a_release_dated_in_its_heading_is_answered_by_the_heading(tmp_path: Pat
 
     assert answer_of(result) == ["- “Release 1.0 (Jul 23, 2010)” [1]"]
     assert result.claims[0].verdict == "supported"
+
+
+def test_a_version_question_is_answered_by_the_line_that_dates_a_change(
+    tmp_path: Path,
+) -> None:
+    """A manual's pages open with the product's version ("Apache HTTP Server Version
+    2.4"), which shares most words with a question on a release; the answer is the line
+    that dates the module's availability to a version."""
+    write(
+        tmp_path / "corpus",
+        "mod/mod_http2.md",
+        "# Apache Module mod_http2\n\nApache HTTP Server Version 2.4\n\n"
+        "| Description: | Support for the HTTP/2 transport layer |\n"
+        "| Compatibility: | Available in version 2.4.17 and later |\n\n"
+        "This module provides HTTP/2 support for the Apache HTTP Server.\n",
+    )
+    result = ask(
+        tmp_path,
+        "Which is the first Apache HTTP Server release that includes mod_http2?",
+        max_rounds=0,
+    )
+
+    assert "Available in version 2.4.17 and later" in answer_of(result)[-1]

@@ -353,6 +353,7 @@ def test_a_default_is_stated_for_what_is_asked(
         ("What makes PostgreSQL write its log in JSON?", ""),
         ("What caused the delay?", ""),
         ("Which Django version introduced the DEFAULT_AUTO_FIELD setting?", ""),
+        ("Which is the first Apache HTTP Server release that includes mod_http2?", ""),
     ],
 )
 def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(

@@ -257,8 +257,9 @@ def _names_side(
 def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
     """The best quote that answers what the question asks for (`Asked.answered_by`, the
     gap check's test) and reads at a glance (a code listing that happens to hold a
-    number is not an answer line); asked for a default, the best that states the asked
-    one, if any does."""
+    number is not an answer line); the best that states what is asked as such, if any
+    does: a default as the default, a version as the one a change dates to
+    (`Asked.states_the_kind`)."""
     best = fallback = None
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
@@ -269,7 +270,7 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
         text = quote.record.text
         if not asked.answered_in_code and in_code(text, text.find(quote.sentence)):
             continue
-        if not asked.default or asked.states_default(quote.sentence, above):
+        if asked.states_the_kind(quote.sentence, above):
             best = quote
             break
         fallback = fallback or quote

@@ -342,6 +342,14 @@ _HEAD = re.compile(
     r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*)(?P<next>\s+\w+)?",
     re.IGNORECASE,
 )
+# Words that order what follows them ("the first release", "the latest version"): the
+# thing asked about comes after them.
+_ORDER_WORDS = frozenset(
+    [
+        *("first", "second", "third", "last", "latest", "newest", "oldest", "earliest"),
+        *("next", "previous", "current", "final", "initial"),
+    ]
+)
 _AUXILIARY = frozenset(
     [
         *_DO_BE,
@@ -393,6 +401,8 @@ def head_word(question: str) -> str:
     if match is None:
         return ""
     head = match.group("head")
+    if head.lower() in _ORDER_WORDS:
+        return ""  # "the first Apache HTTP Server release that …": a modifier, not the thing
     after = (match.group("next") or "").strip()
     takes_object = after.lower() in _OBJECT_START or (after[:1].isupper() and head.islower())
     if not match.group("aux") and (head.lower().endswith("ed") or takes_object):
@@ -533,6 +543,26 @@ class Asked(NamedTuple):
         if not self.codes or not identifiers(innermost):
             return True
         return any(mentions_identifier(innermost, code) for code in self.codes)
+
+    def states_the_kind(self, sentence: str, frame: str) -> bool:
+        """Whether the sentence states what is asked as such, not only holds a value of its
+        kind: asked for a default, it says "default" (`states_default`); asked for a
+        version, it dates a change or an availability to it ("Available in version 2.4.17
+        and later", "New in version 1.3") rather than mentions one ("Apache HTTP Server
+        Version 2.4" atop every page of a manual)."""
+        if self.default:
+            return self.states_default(sentence, frame)
+        if self.kind == "version":
+            return _VERSION_STATEMENT.search(sentence) is not None
+        return True
+
+
+_VERSION_STATEMENT = re.compile(  # a change, then its version within a few words
+    r"(?:\b(?:added|introduced|new|available|since|changed|deprecated|removed|dropped|"
+    r"appeared|released)\b|新增|引入|加入|弃用|移除)[^.。;；\n]{0,30}?\d+\.\d+|"
+    r"\d+\.\d+[^.。;；\n]{0,10}?(?:起|开始|新增|引入|加入|弃用|移除)",
+    re.IGNORECASE,
+)
 
 
 def kind_words(kind: AnswerKind) -> str:
