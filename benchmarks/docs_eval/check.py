@@ -342,17 +342,28 @@ def main() -> int:
         sets = [(args.set.resolve(), (args.corpus or FULL_CORPUS).resolve())]
     else:
         sets = [(FULL_SET, FULL_CORPUS), (SLICE_SET, SLICE_CORPUS)]
+    return check_sets(sets, FULL_SET, args.scan, "benchmarks/docs_eval.py fetches it")
+
+
+def check_sets(
+    sets: list[tuple[Path, Path]],
+    full_set: Path,
+    with_scan: bool,
+    fetch: str,
+    packages: tuple[str, ...] = PACKAGES,
+) -> int:
+    """Check each (question set, corpus), print each failure and their count; the exit
+    status. The dev/test split is checked on `full_set`; `fetch` says how to get a
+    missing corpus."""
     failures = Failures()
     for path, corpus in sets:
         if not corpus.is_dir():
-            fetch = "benchmarks/docs_eval.py fetches it"
             failures.add(str(path), f"corpus not found: {corpus} ({fetch})")
             continue
         print(f"checking {path} against {corpus}")
-        splits = path == FULL_SET
-        questions = check_set(path, corpus, splits, failures)
-        print(summary(questions))
-        if args.scan:
+        questions = check_set(path, corpus, path == full_set, failures, packages)
+        print(summary(questions, packages))
+        if with_scan:
             scan(corpus, questions)
     for message in failures.messages:
         print(f"FAIL {message}")

@@ -44,21 +44,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.write_splits:
         check.write_splits(FULL_SET, PACKAGES)
-    corpus = args.corpus.resolve()
-    failures = check.Failures()
-    if not corpus.is_dir():
-        fetch = "python benchmarks/docs_eval.py --set manuals fetches it"
-        failures.add(str(FULL_SET), f"corpus not found: {corpus} ({fetch})")
-    else:
-        print(f"checking {FULL_SET} against {corpus}")
-        questions = check.check_set(FULL_SET, corpus, True, failures, PACKAGES)
-        print(check.summary(questions, PACKAGES))
-        if args.scan:
-            check.scan(corpus, questions)
-    for message in failures.messages:
-        print(f"FAIL {message}")
-    print(f"{len(failures.messages)} failure(s)")
-    return 1 if failures.messages else 0
+    fetch = "python benchmarks/docs_eval.py --set manuals fetches it"
+    sets = [(FULL_SET, args.corpus.resolve())]
+    return int(check.check_sets(sets, FULL_SET, args.scan, fetch, PACKAGES))
 
 
 if __name__ == "__main__":
