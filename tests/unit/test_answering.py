@@ -305,7 +305,7 @@ def test_a_release_dated_in_its_heading_is_answered_by_the_heading(tmp_path: Pat
     filler = " ".join(f"Fixed issue {n} in the HTML writer." for n in range(40))
     write(
         tmp_path / "corpus",
-        "changes.md",
+        "sphinx-doc/html/changes.md",
         "# Changelog\n\n## Release 1.2 (released Mar 31, 2013)\n\n### Bugs fixed\n\n"
         f"{filler}\n\nThe 1.2 release removed helpers deprecated since Sphinx 1.0.\n\n"
         "## Release 1.0 (Jul 23, 2010)\n\n### Features added\n\n"
@@ -342,3 +342,24 @@ def test_a_version_question_is_answered_by_the_line_that_dates_a_change(
     )
 
     assert "Available in version 2.4.17 and later" in answer_of(result)[-1]
+
+
+def test_a_release_date_comes_from_a_passage_that_names_the_release(tmp_path: Path) -> None:
+    """The changelog names Sphinx 3.5.5 without a date (it is in development); a date in
+    a table of the release process does not answer when it was released."""
+    write(
+        tmp_path / "corpus",
+        "sphinx-doc/html/changes.md",
+        "# Changelog\n\n## Release 3.5.5 (in development)\n\n### Bugs fixed\n\n"
+        "- #9001: a fix in the HTML builder.\n\n## Release 3.5.4 (released Apr 11, 2021)\n\n"
+        "### Bugs fixed\n\n- #9000: another fix in the HTML builder.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "sphinx-doc/html/release-process.md",
+        "# Sphinx's release process\n\n## Python version support policy\n\n"
+        "| Date | Ubuntu | Python |\n| --- | --- | --- |\n| April 2021 | 18.04 LTS | 3.6+ |\n",
+    )
+    result = ask(tmp_path, "On what date was Sphinx 3.5.5 released?", max_rounds=0)
+
+    assert unanswered(result)

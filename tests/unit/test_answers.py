@@ -392,3 +392,20 @@ def test_a_code_name_escaped_by_markdown_is_still_named() -> None:
     question = "In which Sphinx version was the include_patterns setting added?"
     [subject] = subjects(question)
     assert names_subject("Glob-style patterns.", subject, heading, "sphinx-doc/html/conf.html")
+
+
+def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
+    """A changelog passage may end with the next release's heading: "## Release 2.4.5
+    (released Nov 18, 2021)" names Sphinx 2.4.5 (the product named by the path), and
+    dates it for a comparison; the release whose heading the passage lies under is
+    another."""
+    question = "Which was released earlier, Sphinx 2.4.5 or Sphinx 4.0.0?"
+    text = "- #7343: builds were slower.\n\n## Release 2.4.5 (released Nov 18, 2021)\n\n### Dependencies"
+    frame = "Changelog\nRelease 3.0.0 (released Apr 06, 2020)\nBugs fixed"
+    location = "sphinx-doc/usr/share/doc/sphinx-doc/html/changes.html"
+    older, newer = subjects(question)
+    assert names_subject(text, older, frame, location, about=True)
+    assert not names_subject(text, newer, frame, location, about=True)
+    asked = Asked.of(question)
+    assert asked.heads_answer("Release 2.4.5 (released Nov 18, 2021)")
+    assert not asked.heads_answer("Release 3.0.0 (released Apr 06, 2020)")

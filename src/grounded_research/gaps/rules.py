@@ -20,11 +20,12 @@ from grounded_research.text.answers import (
     filed_names,
     head_word,
     kind_words,
+    mentions_point_release,
     names_one_of,
     names_subject,
     subjects,
 )
-from grounded_research.text.chunking import code_blocks, inside, sentences
+from grounded_research.text.chunking import code_blocks, inside, sentences, sentences_with_lead
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
 from grounded_research.text.tokenize import tokenize
@@ -114,6 +115,16 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     # product, when the corpus files documents under the names the question gives.
     filed = filed_names(sub_question.text, (s.location for s in state.sources.values()))
     holding = [e for e in ranked if not filed or names_any(state, e, filed)]
+    # A release's date or version is given where the release is named (asked which
+    # release of a series, a point release of it counts): "On what date was Sphinx 3.5.5
+    # released?" is not answered by a date in a page on the release process.
+    releases = [s for s in subjects(sub_question.text) if s[1]]
+    if kind in ("date", "version") and releases:
+        holding = [
+            e
+            for e in holding
+            if any(_names_release(state, e, s, kind == "version") for s in releases)
+        ]
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]
@@ -122,9 +133,9 @@ def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidenc
             return f"no passage about it mentions {head}"
     asked = Asked.of(sub_question.text)
     if not any(
-        asked.answered_by(record.text[start:end], above)
+        asked.answered_by(record.text[start:end], f"{above}\n{lead}")
         for record, above in ((r, _frame(state, r)) for r in holding)
-        for start, end in _may_answer(record.text, asked)
+        for start, end, lead in _may_answer(record.text, asked)
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""
@@ -180,14 +191,15 @@ def subject_queries(
     return [q for q in dict.fromkeys(queries) if q]
 
 
-def _may_answer(text: str, asked: Asked) -> list[tuple[int, int]]:
-    """The sentences of a passage that may hold its answer: not code, unless a command is
-    asked for."""
-    spans = sentences(text)
+def _may_answer(text: str, asked: Asked) -> list[tuple[int, int, str]]:
+    """The sentences of a passage that may hold its answer, each with the text before it
+    in its paragraph (read with it, as the answer line reads it): not code, unless a
+    command is asked for."""
+    spans = sentences_with_lead(text)
     if asked.answered_in_code or "```" not in text:
         return spans
     blocks = code_blocks(text)
-    return [(start, end) for start, end in spans if not inside(blocks, start)]
+    return [(start, end, lead) for start, end, lead in spans if not inside(blocks, start)]
 
 
 def _frame(state: State, record: Evidence) -> str:
@@ -203,6 +215,15 @@ def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list
     source = state.sources.get(record.source_id)
     location = source.location if source else ""
     return names_subject(record.text, subject, _frame(state, record), location, about=True)
+
+
+def _names_release(
+    state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool
+) -> bool:
+    if _names_subject(state, record, subject):
+        return True
+    text = _with_title(state, record)
+    return series and any(mentions_point_release(text, phrase) for phrase in subject[1])
 
 
 def names_any(state: State, record: Evidence, names: set[str]) -> bool:

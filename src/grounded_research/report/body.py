@@ -44,9 +44,9 @@ from grounded_research.text.chunking import (
     heading_paths,
     in_code,
     inside,
-    paragraphs,
     path_at,
     sentences,
+    sentences_with_lead,
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
@@ -426,15 +426,6 @@ def bridged_names(
 
 
 _PARENTHESISED = re.compile(r"\s*\([^()]*\)")
-
-
-def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
-    """Each sentence's span with the text before it in its paragraph."""
-    return [
-        (start, end, text[para_start:start])
-        for para_start, para_end in paragraphs(text)
-        for start, end in sentences(text, para_start, para_end)
-    ]
 
 
 def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:

@@ -196,6 +196,7 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
     for name, numbers in asked.items():
         pattern = _named_release(name, r"(\d+(?:\.\d+)*)(?![\w]|\.\d)")
         given = set(re.findall(pattern, sentence, re.IGNORECASE))
+        given |= set(_RELEASE_HEADED.findall(sentence))  # a changelog's "Release 3.5.4"
         if series:
             given = {g for g in given if not any(g.startswith(f"{n}.") for n in numbers)}
             if not given:
@@ -203,6 +204,9 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
         if given and not given & numbers:
             return True
     return False
+
+
+_RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 
 
 def identifiers(question: str) -> set[str]:
@@ -225,6 +229,14 @@ def mentions_phrase(text: str, phrase: str) -> bool:
     "PostgreSQL 15 release notes" and "PostgreSQL version 15", not in "PostgreSQL 15.4"."""
     *name, number = phrase.split()
     return re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE) is not None
+
+
+def mentions_point_release(text: str, phrase: str) -> bool:
+    """Whether `text` names a point release of the phrase's release: "Apache 2.4.39" of
+    "Apache 2.4" (what a question asking which release of a series is answered with)."""
+    *name, number = phrase.split()
+    pattern = _named_release(name, re.escape(number) + r"\.\d+")
+    return re.search(pattern, text, re.IGNORECASE) is not None
 
 
 def _named_release(name: Sequence[str], number: str) -> str:
@@ -273,11 +285,11 @@ def names_subject(
     """Whether a passage names all of the subject: every name, in the passage, its
     source's title or its location (documentation names its product in the path); and
     every name with a number as that exact phrase in the passage or title, or as the
-    name in the title or location and a title naming exactly that release or version
-    ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9;
-    "Chapter 17" is not PostgreSQL 17). `about`: a passage under the title or headings
-    of another release of it is about that one, whatever it mentions in passing ("…
-    will be removed in Python 3.13" in What's New In Python 3.11)."""
+    name in the title or location and a title or a heading in the passage naming exactly
+    that release or version ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is
+    PostgreSQL 15.9; "Chapter 17" is not PostgreSQL 17). `about`: a passage under the
+    title or headings of another release of it is about that one, whatever it mentions
+    in passing ("… will be removed in Python 3.13" in What's New In Python 3.11)."""
     names, phrases = subject
     framed = unescaped(f"{title}\n{text}")
     lowered = f"{framed}\n{location}".lower()
@@ -291,12 +303,16 @@ def names_subject(
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
-        released = re.search(r"(?:release|version|v)\s*" + _exactly(number), title, re.I)
+        headed = "\n".join([title, *_HEADING_LINES.findall(text)])  # headings in the passage too
+        released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)
         ):
             return False
     return True
+
+
+_HEADING_LINES = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 
 
 def named_in_location(names: set[str], location: str) -> set[str]:
@@ -507,17 +523,18 @@ class Asked(NamedTuple):
     def heads_answer(self, heading: str) -> bool:
         """Whether a heading gives the value asked for the release the question names:
         changelogs date a release in its heading ("Release 5.0.2 (released Jun 17,
-        2022)" for "Sphinx 5.0.2"). Only for a date or a version, only for a question
-        that names a release, and only the heading that names it by its exact number."""
-        return (
-            self.kind in ("date", "version")
-            and bool(self.phrases)
-            and all(
-                re.search(r"(?<![\w.])" + _exactly(phrase.split()[-1]), heading)
-                for phrase in self.phrases
-            )
-            and holds_answer(self.kind, self.given.sub(" ", heading) if self.given else heading)
-        )
+        2022)" for "Sphinx 5.0.2"). Only for a date or a version, or a comparison of
+        releases (each side's heading), only for a question that names a release, and
+        only the heading that names it by its exact number."""
+        if self.kind not in ("date", "version", "comparison") or not self.phrases:
+            return False
+        named = [
+            re.search(r"(?<![\w.])" + _exactly(phrase.split()[-1]), heading) is not None
+            for phrase in self.phrases
+        ]
+        if not (any(named) if self.kind == "comparison" else all(named)):
+            return False
+        return holds_answer(self.kind, self.given.sub(" ", heading) if self.given else heading)
 
     @property
     def asks_value(self) -> bool:

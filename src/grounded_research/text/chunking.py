@@ -68,6 +68,16 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return spans
 
 
+def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
+    """Each sentence's span with the text before it in its paragraph (which often says
+    what a bare value is the value of: a table's earlier rows, a setting's description)."""
+    return [
+        (start, end, text[para_start:start])
+        for para_start, para_end in paragraphs(text)
+        for start, end in sentences(text, para_start, para_end)
+    ]
+
+
 def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
     """Greedy passages of whole sentences up to about `chunk_size` characters; small
     paragraphs share a passage, a sentence longer than twice the size is cut at spaces.
