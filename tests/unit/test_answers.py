@@ -400,7 +400,10 @@ def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
     dates it for a comparison; the release whose heading the passage lies under is
     another."""
     question = "Which was released earlier, Sphinx 2.4.5 or Sphinx 4.0.0?"
-    text = "- #7343: builds were slower.\n\n## Release 2.4.5 (released Nov 18, 2021)\n\n### Dependencies"
+    text = (
+        "- #7343: builds were slower.\n\n## Release 2.4.5 (released Nov 18, 2021)\n\n"
+        "### Dependencies"
+    )
     frame = "Changelog\nRelease 3.0.0 (released Apr 06, 2020)\nBugs fixed"
     location = "sphinx-doc/usr/share/doc/sphinx-doc/html/changes.html"
     older, newer = subjects(question)

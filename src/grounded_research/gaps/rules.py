@@ -220,6 +220,8 @@ def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list
 def _names_release(
     state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool
 ) -> bool:
+    """Whether the passage names the subject's release; `series`: or a point release of
+    it (asked which release of a series)."""
     if _names_subject(state, record, subject):
         return True
     text = _with_title(state, record)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Literal, NamedTuple
 
-from grounded_research.text.chunking import HEADING_LINE, sentences
+from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
 from grounded_research.text.normalize import unescaped
@@ -303,16 +303,13 @@ def names_subject(
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
-        headed = "\n".join([title, *_HEADING_LINES.findall(text)])  # headings in the passage too
+        headed = "\n".join([title, *(path[-1] for _, path in heading_paths(text))])
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)
         ):
             return False
     return True
-
-
-_HEADING_LINES = re.compile(r"^#{1,6}[ \t]+(.+)$", re.MULTILINE)
 
 
 def named_in_location(names: set[str], location: str) -> set[str]:
