@@ -154,13 +154,9 @@ class Assembler:
             if placed is None:
                 rest.append((rank, record))
                 continue
-            grown = placed.records[0]
-            if asked and (
-                asked.answered_in(grown.text, self._frame_of(grown)) or len(placed.records) > 1
-            ):
-                asked = (
-                    None  # answered (by the record or its heading): the others go in as they are
-                )
+            grown, *with_heading = placed.records
+            if asked and (with_heading or asked.answered_in(grown.text, self._frame_of(grown))):
+                asked = None  # answered, by it or its heading: the others go in as they are
             fitted.placed.append(placed)
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
