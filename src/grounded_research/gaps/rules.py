@@ -75,9 +75,9 @@ def coverage_gaps(
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
-    unanswered = why_unanswered(state, sub_question, ranked)
+    unnamed = unnamed_subjects(state, sub_question, ranked)
+    unanswered = why_unanswered(state, sub_question, ranked, unnamed)
     if unanswered:
-        unnamed = unnamed_subjects(state, sub_question, ranked)
         queries = subject_queries(sub_question, unnamed)[: context.follow_up_queries]
         gaps.append(new_gap(state, sub_question, "unanswered", unanswered, queries or follow_ups))
     if missing:
@@ -99,15 +99,23 @@ def coverage_gaps(
     return gaps
 
 
-def why_unanswered(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> str:
+def why_unanswered(
+    state: State,
+    sub_question: SubQuestion,
+    ranked: list[Evidence],
+    unnamed: list[tuple[set[str], list[str]]] | None = None,
+) -> str:
     """Why the selected evidence does not answer the sub-question, or "" when it does.
     It answers when every subject the question names is named, all its names together
     (a name with a number as that exact phrase: "PostgreSQL 17" is not "17.3"), by a
     passage or its source's title; and a selected passage that mentions what a "what X"
     question asks about holds a sentence with an answer of the asked kind (a date, a
-    version, a number, a name) sharing a word with the question ("released")."""
+    version, a number, a name) sharing a word with the question ("released").
+    `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them."""
     kind = asked_kind(sub_question.text)
-    for names, phrases in unnamed_subjects(state, sub_question, ranked)[:1]:
+    if unnamed is None:
+        unnamed = unnamed_subjects(state, sub_question, ranked)
+    for names, phrases in unnamed[:1]:
         shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
         return f"no passage names {shown}"
     # The answer may sit in a passage about a name the first passages led to (the second

@@ -154,8 +154,10 @@ class Assembler:
             if placed is None:
                 rest.append((rank, record))
                 continue
-            grown, *with_heading = placed.records
-            if asked and (with_heading or asked.answered_in(grown.text, self._frame_of(grown))):
+            if asked and (
+                asked.answered_in(placed.records[0].text, self._frame_of(placed.records[0]))
+                or self._add_heading(placed, asked, full_cap - spent)
+            ):
                 asked = None  # answered, by it or its heading: the others go in as they are
             fitted.placed.append(placed)
             spent += placed.cost
@@ -208,40 +210,42 @@ class Assembler:
         neighbour fits too; None when it does not fit."""
         plain = count_tokens(record.text)
         start, end = self._whole_span(record, asked)
-        placed = None
         if (start, end) != (record.start, record.end):
             grown = self._slice(record, start, end, "full")
             cost = count_tokens(grown.text)
             if cost <= room:
                 self._claim(record.source_id, start, end)
-                placed = Placed([grown], "full", cost, rank, record)
-        if placed is None and (plain <= room or (first and plain <= room / FULL_SHARE)):
+                return Placed([grown], "full", cost, rank, record)
+        if plain <= room or (first and plain <= room / FULL_SHARE):
             self._claim(record.source_id, record.start, record.end)
-            placed = Placed([self._as(record, "full")], "full", plain, rank, record)
-        if placed is not None and asked is not None:
-            heading = self._heading_answer(placed.records[0], asked)
-            if heading is not None and placed.cost + count_tokens(heading.text) <= room:
-                self._claim(heading.source_id, heading.start, heading.end)
-                placed.records.append(heading)
-                placed.cost += count_tokens(heading.text)
-        return placed
+            return Placed([self._as(record, "full")], "full", plain, rank, record)
+        return None
 
-    def _heading_answer(self, record: Evidence, asked: Asked) -> Evidence | None:
-        """The line of the heading above the record that gives the value asked for when
-        the record does not (`heading_answer`), as a record of its own."""
+    def _add_heading(self, placed: Placed, asked: Asked, room: int) -> bool:
+        """Bring in, with a placed passage that does not answer, the line of the heading
+        above it that gives the value asked for (`heading_answer`), as a record of its
+        own, when it fits in `room` with the passage; whether it did."""
+        record = placed.records[0]
         text = self._snapshot(record)
         if text is None or not asked.asks_value:
-            return None
+            return False
         sha256 = self.sources[record.source_id].sha256
         chunk = Chunk(record.start, record.end, headings=tuple(record.headings))
         line = heading_answer(
             text, snapshot_headings(sha256, text), chunk, asked, self._title_of(record)
         )
         if line is None or self._overlaps(record.source_id, line.start, line.end):
-            return None
-        return self._slice(record, line.start, line.end, "key_sentences").model_copy(
+            return False
+        heading = self._slice(record, line.start, line.end, "key_sentences").model_copy(
             update={"headings": list(line.headings), "chunk_start": None, "chunk_end": None}
         )
+        cost = count_tokens(heading.text)
+        if placed.cost + cost > room:
+            return False
+        self._claim(heading.source_id, heading.start, heading.end)
+        placed.records.append(heading)
+        placed.cost += cost
+        return True
 
     def _cut(self, record: Evidence, rank: int, terms: set[str]) -> Placed | None:
         text = self._snapshot(record)

@@ -117,10 +117,8 @@ def heading_answer(
     title: str,
 ) -> Chunk | None:
     """The line of the nearest heading above the chunk, on its path, that gives the
-    value asked for when the chunk does not (`Asked.heads_answer`), with the headings
-    above it; None otherwise."""
-    if asked.answered_in(text[chunk.start : chunk.end], frame(title, chunk.headings)):
-        return None
+    value asked for (`Asked.heads_answer`; the caller knows the chunk does not), with
+    the headings above it; None otherwise."""
     above = [(position, path) for position, path in headings if position < chunk.start]
     for depth in range(len(chunk.headings), 0, -1):
         path = chunk.headings[:depth]
