@@ -52,6 +52,7 @@ from grounded_research.text.answers import (
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),
         ("What is the release date of PostgreSQL 15.1?", "date"),
+        ("What is the date of the Apache License that the manual reproduces?", "date"),
         ("What compression quality does mod_brotli use unless configured otherwise?", "quantity"),
     ],
 )
@@ -73,6 +74,10 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "The validator accepts Unicode characters on Python 3 only.", False),
         ("quantity", "Section 17.3 explains how the server starts.", False),
         ("quantity", "150 characters or fewer.", True),
+        # docs write small numbers in words; "一个" is the article "a", not a count
+        ("quantity", "The default is five minutes.", True),
+        ("quantity", "软件包名最短长度两个字符；", True),
+        ("quantity", "这是一个软件包。", False),
         ("name", "Use `git branch` to create a branch.", True),
         ("name", "this is done with a single call.", False),
     ],

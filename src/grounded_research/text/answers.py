@@ -56,7 +56,7 @@ _CHANGED_WHEN = re.compile(
 )
 _DATE = re.compile(
     r"\b(?:on\s+)?what\s+(?:date|day|year|month)\b|^\W*(?:since\s+|until\s+)?when\b|"
-    r"\brelease\s+date\b|"
+    r"\brelease\s+date\b|\bwhat\s+(?:is|was)\s+the\s+(?:[\w-]+\s+)?date\b|"
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
     re.IGNORECASE,
 )
@@ -99,9 +99,17 @@ _VERSION_HOLDER = re.compile(
     rf"\s*(?:{_VERSION_NUMBER})|版本\s*(?:{_VERSION_NUMBER})",
     re.IGNORECASE,
 )
+_NUMBER_WORDS = (  # "The default is five minutes": docs write small numbers in words
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
+    r"ninety|hundred|thousand|million|billion|dozen"
+)
 _NUMBER_HOLDER = re.compile(
     r"(?<![\d.])(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
-    r"\b(?:unlimited|no limit|zero)\b|无限|不限",
+    rf"\b(?:unlimited|no limit|zero|{_NUMBER_WORDS})\b|无限|不限|"
+    # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a"
+    r"(?!一[个种条项])[零一二两三四五六七八九十百千万]+(?:个|位|次|天|秒|分钟|小时|周|年|"
+    r"字符|字节|条|项|种|倍|行|列|级|台|名)",
     re.IGNORECASE,
 )
 _CODE = re.compile(
