@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from grounded_research.api import ResearchResult, research
-from grounded_research.state import WHOLE_QUESTION_ID
+from grounded_research.report.body import Quote, instruction_lines
+from grounded_research.state import WHOLE_QUESTION_ID, Evidence
 from tests.conftest import write
 
 
@@ -239,6 +240,25 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_and_its_command(
         "- “apt-mark hold package_name” [1]",
     ]
     assert all(claim.verdict == "supported" for claim in result.claims)
+
+
+def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_asked() -> None:
+    """Of two instructions, the one whose own words say what is asked, though the other
+    is ranked first (by the headings it lies under)."""
+    text = (
+        "The command, if run with -h, will show the available options:\n\n```\n"
+        "usage: venv [-h] [--clear] ENV_DIR\n```\n\nCreation of virtual environments is "
+        "done by executing the command venv:\n\n```\npython -m venv /path/to/env\n```\n"
+    )
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    help_line, venv_line = (line for line in text.splitlines() if line.endswith(":"))
+    ranked = [Quote(record, help_line, ()), Quote(record, venv_line, ())]
+
+    lines = instruction_lines("How do I create a virtual environment?", ranked)
+
+    assert [line.sentence for line in lines] == [venv_line, "python -m venv /path/to/env"]
 
 
 def test_the_second_hop_is_quoted_from_the_page_a_found_passage_names(tmp_path: Path) -> None:

@@ -196,7 +196,7 @@ def answer_lines(
     if asked.kind == "any":
         return []
     if asked.kind == "procedure":
-        return instruction_lines(chosen)
+        return instruction_lines(question, chosen)
     filed = filed_names(question, locations.values())
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_any(q, filed, titles, locations)]
@@ -212,10 +212,16 @@ def answer_lines(
     return lines
 
 
-def instruction_lines(chosen: list[Quote]) -> list[Quote]:
-    """A "how do I" question's answer: the best sentence that introduces a command
-    ("If you use apt, you can hold a package with the following command:"), then the
-    first line of the code block right after it, each quoted as written."""
+def instruction_lines(question: str, chosen: list[Quote]) -> list[Quote]:
+    """A "how do I" question's answer: a sentence that introduces a command ("If you
+    use apt, you can hold a package with the following command:"), then the first line
+    of the code block right after it, each quoted as written. Of those, the one whose
+    own words and command share most words with the question: the best ranked may owe
+    its rank to its headings ("The command, if run with -h, will show the available
+    options:" under "Creating virtual environments"), where another says what is asked
+    ("Creation of virtual environments is done by executing the command venv:")."""
+    wanted = set(tokenize(" ".join(facets_of(question))))
+    best: tuple[int, list[Quote]] | None = None
     for quote in chosen:
         text = quote.record.text
         at = text.find(quote.sentence)
@@ -230,9 +236,12 @@ def instruction_lines(chosen: list[Quote]) -> list[Quote]:
             continue  # no code right after it
         lines = text[block[0] : block[1]].split("\n")[1:]
         command = next((line.strip() for line in lines if line.strip("` \t")), "")
-        if command and len(command.split()) <= ANSWER_WORDS:
-            return [quote, quote._replace(sentence=command, lead="")]
-    return []
+        if not command or len(command.split()) > ANSWER_WORDS:
+            continue
+        shared = len(wanted & set(tokenize(f"{quote.sentence} {command}")))
+        if best is None or shared > best[0]:  # ties: the better ranked
+            best = (shared, [quote, quote._replace(sentence=command, lead="")])
+    return best[1] if best else []
 
 
 def _names_any(
