@@ -48,6 +48,7 @@ from grounded_research.text.answers import (
         ("Apache 的主配置文件是哪个？", "name"),
         ("安装之后要等几天才能升级？", "quantity"),
         ("i386 和 armel 这两个架构，先放弃了哪一个？", "comparison"),
+        ("Linux 内核 6.1 是哪个 Debian 版本的默认内核？", "version"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),

@@ -47,7 +47,8 @@ _VERSION = re.compile(
     r"(?:(?-i:[A-Z\d][\w.]*)\s+)?(?:version|release)s?\b|"
     r"\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which)\b|"
     r"\bversion\s+(?:number|of)\b|"
-    r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版",
+    r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版|"
+    r"哪(?:一)?个\s*[A-Za-z][\w.+-]*\s*(?:版本|发行版)",
     re.IGNORECASE,
 )
 _CHANGED_WHEN = re.compile(
