@@ -53,7 +53,7 @@ from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize
 from grounded_research.text.tokenize import has_cjk, tokenize
 
-SENTENCES_PER_SUB_QUESTION = 6
+SENTENCES_PER_SUB_QUESTION = 8
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
@@ -125,7 +125,7 @@ def extractive_body(
     }
     not_answered = why_not_answered(state)
     answering: list[Quote] = []
-    if not not_answered:  # the answer may be any candidate, not only one of the best six
+    if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
         answering = answer_lines(state.question, candidates, titles, locations)
     quoted = {normalize(line.sentence) for line in answering}
