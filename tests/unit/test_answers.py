@@ -94,6 +94,7 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
         "Python 3.11",
         "PostgreSQL 15",
     ]
+    assert key_phrases("Which man was born on October 22, 1930?") == []  # a date
     assert identifiers("What is the default of max_connections or os.path.join()?") == {
         "max_connections",
         "os.path.join",
@@ -360,6 +361,8 @@ def test_a_default_is_stated_for_what_is_asked(
         ("What caused the delay?", ""),
         ("Which Django version introduced the DEFAULT_AUTO_FIELD setting?", ""),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", ""),
+        # the name asked for is the thing's, and its passage need not say "name"
+        ("What is the name of the kingdom led by Aonghus Mór?", ""),
     ],
 )
 def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(

@@ -180,12 +180,14 @@ def key_phrases(question: str) -> list[str]:
     """Names with the number written after them ("PostgreSQL 17", "Python 3.11"), as
     phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one. A
     capitalised function word before the name is not part of it ("In PostgreSQL 15, …",
-    "Is Django 3.2 …")."""
+    "Is Django 3.2 …"); a month with its day ("born on October 22") is a date."""
     phrases: list[str] = []
     for match in _KEY_PHRASE.finditer(question):
         words = match.group(1).split()
         while words and not is_name_word(words[0]):
             words.pop(0)
+        if words and re.fullmatch(_MONTHS, words[-1], re.IGNORECASE):
+            continue  # "October 22" is a day, not a release of a name
         if words:
             phrases.append(" ".join([*words, match.group(2)]))
     return list(dict.fromkeys(phrases))
@@ -457,7 +459,10 @@ def _has_digit(word: str) -> bool:
 
 
 _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
-_KIND_NOUNS = {"version": "version versions release releases 版本"}
+_KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
+    "version": "version versions release releases 版本",
+    "name": "name names 名字 名称",
+}
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
 _DEFAULT = re.compile(
     r"\bdefault(?:s|ed)?\b|\bunless (?:configured|set|told|specified) otherwise\b|"
