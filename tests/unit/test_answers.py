@@ -19,6 +19,7 @@ from grounded_research.text.answers import (
     names_subject,
     subjects,
 )
+from grounded_research.text.normalize import unaccented
 
 
 @pytest.mark.parametrize(
@@ -166,6 +167,16 @@ def test_a_passage_names_the_subject_with_its_exact_number(
     (subject,) = subjects(question)
 
     assert names_subject(text, subject, title, location) is named
+
+
+def test_a_name_typed_without_its_accents_names_the_accented_one() -> None:
+    (malmo,) = subjects("How long is the bridge to Malmo?")
+    (mor,) = subjects("Which kingdom did Aonghus Mór lead?")
+
+    assert names_subject("The Öresund Bridge links Copenhagen and Malmö.", malmo)
+    assert names_subject("Aonghus Mor ruled the Isles.", mor)
+    assert not names_subject("The Öresund Bridge links Copenhagen and Lund.", malmo)
+    assert unaccented("Malmö ガ 中文") == "Malmo ガ 中文"  # a Japanese voiced mark is kept
 
 
 @pytest.mark.parametrize(

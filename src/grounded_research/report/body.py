@@ -50,7 +50,7 @@ from grounded_research.text.chunking import (
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
-from grounded_research.text.normalize import normalize
+from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 8
@@ -360,13 +360,13 @@ def ranked_sentences(
     def read_frame(text: str) -> Frame:
         if text not in read:
             code = any(mentions_identifier(text, n) for n in code_names)
-            read[text] = Frame(named_terms(text), set(tokenize(text)), code)
+            read[text] = Frame(named_terms(unaccented(text)), set(tokenize(text)), code)
         return read[text]
 
     names |= bridged_names(names, records, titles, locations)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
-        about = names | named_terms(record.query)
+        about = {unaccented(name) for name in names | named_terms(record.query)}
         in_path = named_in_location(about, locations.get(record.source_id, ""))
         for start, end, lead in sentences_with_lead(record.text):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
@@ -381,7 +381,7 @@ def ranked_sentences(
             elif too_short(sentence):
                 continue
             above = read_frame(f"{frame(title, headings)}\n{lead}")
-            if about and not about & (named_terms(sentence) | above.names | in_path):
+            if about and not about & (named_terms(unaccented(sentence)) | above.names | in_path):
                 continue
             if code_names and not (
                 above.code or any(mentions_identifier(sentence, n) for n in code_names)

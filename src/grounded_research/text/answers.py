@@ -18,7 +18,7 @@ from typing import Literal, NamedTuple
 from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import is_name_word, named_terms, quantities
-from grounded_research.text.normalize import unescaped
+from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import tokenize
 
 AnswerKind = Literal[
@@ -302,10 +302,10 @@ def names_subject(
     title or headings of another release of it is about that one, whatever it mentions
     in passing ("… will be removed in Python 3.13" in What's New In Python 3.11)."""
     names, phrases = subject
-    framed = unescaped(f"{title}\n{text}")
+    framed = unaccented(unescaped(f"{title}\n{text}"))
     lowered = f"{framed}\n{location}".lower()
     named = named_terms(framed)
-    if not all(n in named or n in lowered for n in names):
+    if not all(unaccented(n) in named or unaccented(n) in lowered for n in names):
         return False
     frame = f"{title}\n{location}".lower()
     for phrase in phrases:
