@@ -261,6 +261,20 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_as
     assert [line.sentence for line in lines] == [venv_line, "python -m venv /path/to/env"]
 
 
+def test_a_sentence_is_about_the_product_its_passage_names(tmp_path: Path) -> None:
+    """A manual names its product once in a section, not in every sentence: a sentence
+    of a passage that names Debian is about Debian."""
+    write(
+        tmp_path / "corpus",
+        "naming.md",
+        "# package names\n\nDebian has rules for the names of its packages.\n\n"
+        "A package name must be at least two characters long.\n",
+    )
+    result = ask(tmp_path, "How many characters must a Debian package name have at least?")
+
+    assert "at least two characters long" in result.report
+
+
 def test_the_second_hop_is_quoted_from_the_page_a_found_passage_names(tmp_path: Path) -> None:
     """A multi-hop question names the first page only ("the author of Q Is for
     Quarry"); the page of the author, named by that first page, answers its second hop

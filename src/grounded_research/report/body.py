@@ -343,9 +343,10 @@ def ranked_sentences(
     max_wal_size"); a sentence that holds an answer of the asked kind (a date for "when", a
     version for "in which version", a number for "how many") counts extra. When the
     question, or the follow-up query that found the passage, names something, a sentence
-    must be about it (it, its headings, its source's title or location name it: packaged
-    docs name their product in the path): the second hop of a question is about a name the
-    first hop found, not one the question gave. The sentences before a sentence in its
+    must be about it (the passage it stands in, its headings, its source's title or
+    location name it: packaged docs name their product in the path; a manual's section
+    names it once, not in every sentence): the second hop of a question is about a name
+    the first hop found, not one the question gave. The sentences before a sentence in its
     paragraph count like its headings: they often name what it is about ("When there are
     more than this many loose objects, git gc --auto packs them. … The default value is
     6700.")."""
@@ -368,6 +369,7 @@ def ranked_sentences(
         title = titles.get(record.source_id, "")
         about = {unaccented(name) for name in names | named_terms(record.query)}
         in_path = named_in_location(about, locations.get(record.source_id, ""))
+        in_passage = named_terms(unaccented(record.text)) | in_path
         for start, end, lead in sentences_with_lead(record.text):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             headings = headings_at(record, start)
@@ -381,7 +383,7 @@ def ranked_sentences(
             elif too_short(sentence):
                 continue
             above = read_frame(f"{frame(title, headings)}\n{lead}")
-            if about and not about & (named_terms(unaccented(sentence)) | above.names | in_path):
+            if about and not about & (in_passage | above.names):
                 continue
             if code_names and not (
                 above.code or any(mentions_identifier(sentence, n) for n in code_names)
