@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from grounded_research.api import ResearchResult, research
-from grounded_research.report.body import Quote, instruction_lines
+from grounded_research.report.body import Quote, instruction_lines, with_lead
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
+from grounded_research.text.answers import Asked
 from tests.conftest import write
 
 
@@ -259,6 +260,28 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_as
     lines = instruction_lines("How do I create a virtual environment?", ranked)
 
     assert [line.sentence for line in lines] == [venv_line, "python -m venv /path/to/env"]
+
+
+def test_an_answer_is_not_quoted_with_a_code_block_read_into_its_line() -> None:
+    """The answer is quoted with the sentences before it that name what it is the value
+    of, but not across a code block: shown on one line, the block would read as a code
+    span, which the citation check does not find in the source."""
+    lead = "Checkpoints are spaced by a timeout:\n```\ncheckpoint_timeout = 5min\n```\n"
+    text = f"{lead}The default is five minutes.\n"
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    answer = Quote(record, "The default is five minutes.", (), lead)
+    asked = Asked.of("What is the default checkpoint timeout?")
+
+    assert with_lead(answer, asked).sentence == "The default is five minutes."
+    prose = "Checkpoints are spaced by a timeout. "
+    plain = Evidence(
+        id="e2", source_id="s1", sub_question_id="q", text=prose + answer.sentence,
+        start=0, end=len(prose + answer.sentence), score=1,
+    )  # fmt: skip
+    quoted = with_lead(Quote(plain, answer.sentence, (), prose), asked).sentence
+    assert quoted == prose + answer.sentence  # no code between: quoted with it
 
 
 def test_a_sentence_is_about_the_product_its_passage_names(tmp_path: Path) -> None:

@@ -305,8 +305,8 @@ def with_trail(quote: Quote, asked: Asked) -> Quote:
     wanted = asked.words | set(tokenize(" ".join(asked.phrases)))
     if not (wanted & set(tokenize(text[start:end]))) - set(tokenize(sentence)):
         return quote
-    if words + len(text[start:end].split()) > ANSWER_WORDS:
-        return quote
+    if words + len(text[start:end].split()) > ANSWER_WORDS or "```" in text[at:end]:
+        return quote  # too long, or would quote a code block inside a line of prose
     return quote._replace(sentence=text[at:end])
 
 
@@ -325,8 +325,8 @@ def with_lead(quote: Quote, asked: Asked) -> Quote:
             break
         begin = start
     quoted = lead[begin:] + quote.sentence
-    if begin == len(lead) or quoted not in quote.record.text:  # a list item keeps to itself
-        return quote
+    if begin == len(lead) or quoted not in quote.record.text or "```" in quoted:
+        return quote  # a list item keeps to itself; a code block is not read into a line
     return quote._replace(sentence=quoted, lead=lead[:begin])
 
 
