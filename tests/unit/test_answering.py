@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from grounded_research.api import ResearchResult, research
-from grounded_research.report.body import Quote, instruction_lines, with_lead
+from grounded_research.report.body import Quote, best_sentences, instruction_lines, with_lead
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
 from grounded_research.text.answers import Asked
 from tests.conftest import write
@@ -282,6 +282,24 @@ def test_an_answer_is_not_quoted_with_a_code_block_read_into_its_line() -> None:
     )  # fmt: skip
     quoted = with_lead(Quote(plain, answer.sentence, (), prose), asked).sentence
     assert quoted == prose + answer.sentence  # no code between: quoted with it
+
+
+def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
+    """Eight sentences that repeat the first hop rank above the one that answers the
+    second ("the nickname of the city where the pavilion stands"): the quotes make room
+    for the sentence that says what the others do not."""
+    first_hop = [f"The pavilion stands in Bangor, stage {n}." for n in range(8)]
+    text = " ".join([*first_hop, "Bangor has the nickname Queen City."])
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    ranked = [Quote(record, sentence, ()) for sentence in [*first_hop, text.rsplit(". ", 1)[1]]]
+    wanted = {"nicknam", "citi", "pavilion", "stand"}
+
+    chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted)]
+
+    assert "Bangor has the nickname Queen City." in chosen
+    assert len(chosen) == 8 and chosen == sorted(chosen, key=text.index)  # in rank order
 
 
 def test_a_sentence_is_about_the_product_its_passage_names(tmp_path: Path) -> None:

@@ -54,6 +54,7 @@ from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 8
+COVERAGE_WEIGHT = 1.0  # a quote's new question words against its rank, both as shares
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
@@ -129,7 +130,9 @@ def extractive_body(
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
         answering = answer_lines(state.question, candidates, titles, locations)
     quoted = {normalize(line.sentence) for line in answering}
-    chosen = {sq.id: best_sentences(ranked[sq.id], quoted) for sq in state.sub_questions}
+    chosen = {
+        sq.id: best_sentences(ranked[sq.id], quoted, wanted_terms(sq)) for sq in state.sub_questions
+    }
 
     def quotes(picked: list[Quote]) -> str:
         """Quote lines, grouped under the headings they lie under, shown above each group
@@ -350,7 +353,7 @@ def ranked_sentences(
     paragraph count like its headings: they often name what it is about ("When there are
     more than this many loose objects, git gc --auto packs them. … The default value is
     6700.")."""
-    wanted = set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
+    wanted = wanted_terms(sub_question)
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
@@ -439,20 +442,40 @@ def bridged_names(
 _PARENTHESISED = re.compile(r"\s*\([^()]*\)")
 
 
-def best_sentences(ranked: list[Quote], quoted: set[str]) -> list[Quote]:
-    """The best `SENTENCES_PER_SUB_QUESTION` of a sub-question's ranked sentences that no
-    section has quoted yet, alone or in a longer quote (the answer line's quote may hold
-    the sentences before its answer); each sentence is quoted once in the report."""
-    chosen: list[Quote] = []
-    for quote in ranked:
+def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> list[Quote]:
+    """`SENTENCES_PER_SUB_QUESTION` of a sub-question's ranked sentences that no section
+    has quoted yet, alone or in a longer quote (the answer line's quote may hold the
+    sentences before its answer); each sentence is quoted once in the report. Chosen one
+    at a time, by rank and by the words of the question (`wanted`) a sentence says that
+    the ones chosen before do not: the second half of a multi-hop question ("… the
+    nickname of the city where X is located") is answered by a sentence that shares
+    none of the first half's words. Shown in rank order."""
+    pool = [
+        (rank, quote, set(tokenize(quote.sentence)) & wanted) for rank, quote in enumerate(ranked)
+    ]
+    chosen: list[tuple[int, Quote]] = []
+    covered: set[str] = set()
+    while pool and len(chosen) < SENTENCES_PER_SUB_QUESTION:
+        best = max(
+            range(len(pool)),
+            key=lambda i: (
+                COVERAGE_WEIGHT * len(pool[i][2] - covered) / max(1, len(wanted))
+                - pool[i][0] / len(ranked)
+            ),
+        )
+        rank, quote, terms = pool.pop(best)
         text = normalize(quote.sentence)
         if any(text in said for said in quoted):
             continue
         quoted.add(text)
-        chosen.append(quote)
-        if len(chosen) == SENTENCES_PER_SUB_QUESTION:
-            break
-    return chosen
+        chosen.append((rank, quote))
+        covered |= terms
+    return [quote for _, quote in sorted(chosen, key=lambda c: c[0])]
+
+
+def wanted_terms(sub_question: SubQuestion) -> set[str]:
+    """The search tokens of a sub-question's facets: what its quotes should say."""
+    return set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
 
 
 def too_short(sentence: str, words: int = MIN_QUOTE_WORDS) -> bool:
