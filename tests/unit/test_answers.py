@@ -50,6 +50,9 @@ from grounded_research.text.normalize import unaccented
         ("安装之后要等几天才能升级？", "quantity"),
         ("i386 和 armel 这两个架构，先放弃了哪一个？", "comparison"),
         ("Linux 内核 6.1 是哪个 Debian 版本的默认内核？", "version"),
+        # "which X" or "what X" asks for the name of one, whatever X is
+        ("Which cyclone had a film made about it in 2007?", "name"),
+        ("What podcast was the chief executive a guest on?", "name"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),

@@ -140,6 +140,8 @@ def asked_kind(question: str) -> AnswerKind:
     ):
         if pattern.search(question):
             return kind  # type: ignore[return-value]
+    if _head_noun(question):  # "Which cyclone …", "What podcast …": the name of one
+        return "name"
     return "any"
 
 
@@ -421,6 +423,11 @@ def head_word(question: str) -> str:
     thing is the last word before that verb ("What major city is …" asks for a city, "Which
     PostgreSQL command can …" for a command), and the noun a version question asks with
     is not one ("Which Django version")."""
+    head = _head_noun(question)
+    return "" if head in _KIND_NOUNS.get(asked_kind(question), "").split() else head
+
+
+def _head_noun(question: str) -> str:
     match = _HEAD.search(question)
     if match is None:
         return ""
@@ -437,8 +444,7 @@ def head_word(question: str) -> str:
         head = phrase[ends[0] - 1].strip(",?")
     elif head.lower() in named_terms(question) and after.islower():
         head = after  # "Which PostgreSQL command …" asks for a command, of PostgreSQL
-    kind_nouns = _KIND_NOUNS.get(asked_kind(question), "").split()
-    return head.lower() if tokenize(head) and head.lower() not in kind_nouns else ""
+    return head.lower() if tokenize(head) else ""
 
 
 def asked_words(question: str, kind: AnswerKind) -> set[str]:
