@@ -210,6 +210,19 @@ def test_the_readme_quotes_what_the_example_report_says(
         assert f"\n## {name}\n" in report, name
 
 
+def test_an_answer_the_sources_disagree_on_gives_each_side_latest_first(
+    example: tuple[str, dict[str, object]],
+) -> None:
+    """The answer line quoted the 2024 plan for 2025 while a 2026 article says 2027:
+    the answer says the sources disagree and quotes each side, the most recent first."""
+    report, _ = example
+    answer = section(report, "Answer")
+    quotes = re.findall(r"^- “(.*)” \[\d+\]$", answer, re.MULTILINE)
+
+    assert "The sources disagree; the most recent first (see Conflicts)." in answer
+    assert quotes[0].endswith("to 2027") and quotes[1].endswith("in 2025.")
+
+
 def test_the_example_report_reads_cleanly(example: tuple[str, dict[str, object]]) -> None:
     report, table = example
     references = table["references"]

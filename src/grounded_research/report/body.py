@@ -25,7 +25,15 @@ from grounded_research.report.citations import (
     note,
 )
 from grounded_research.report.sections import REPORT_OWN
-from grounded_research.state import WHOLE_QUESTION_ID, Evidence, State, SubQuestion
+from grounded_research.state import (
+    WHOLE_QUESTION_ID,
+    ConflictSide,
+    Evidence,
+    Gap,
+    Source,
+    State,
+    SubQuestion,
+)
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
@@ -48,6 +56,7 @@ from grounded_research.text.chunking import (
     sentences,
     sentences_with_lead,
 )
+from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
 from grounded_research.text.normalize import normalize, unaccented
@@ -129,6 +138,14 @@ def extractive_body(
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
         answering = answer_lines(state.question, candidates, titles, locations)
+    disagreeing = disagreement_answered(state, answering)
+    if disagreeing is not None:
+        answering = [
+            Quote(
+                record, side.sentence, headings_at(record, max(0, record.text.find(side.sentence)))
+            )
+            for _, side, record, _ in sides_latest_first(state, disagreeing)
+        ]
     quoted = {normalize(line.sentence) for line in answering}
     chosen = {
         sq.id: best_sentences(ranked[sq.id], quoted, wanted_terms(sq)) for sq in state.sub_questions
@@ -155,7 +172,8 @@ def extractive_body(
         answer = note(labels["not_answered"].format(why=not_answered))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
     elif answering:
-        parts.append(f"## {labels['answer']}\n\n{quotes(answering)}\n")
+        said = f"{note(labels['disagree'])}\n\n" if disagreeing is not None else ""
+        parts.append(f"## {labels['answer']}\n\n{said}{quotes(answering)}\n")
     for sub_question in state.sub_questions:
         whole = sub_question.id == WHOLE_QUESTION_ID
         heading = sub_question.text
@@ -165,6 +183,34 @@ def extractive_body(
         if not whole or lines:
             parts.append(f"## {heading}\n\n" + (lines or note(labels["no_direct"])) + "\n")
     return "\n".join(parts), number
+
+
+def disagreement_answered(state: State, answering: list[Quote]) -> Gap | None:
+    """The disagreement the gap check found whose side the answer line quotes ("plans
+    to start series production … in 2025" against the later "delays series production
+    … to 2027"): the answer is then every side's quote, the most recent first."""
+    for gap in state.open_gaps():
+        if gap.kind not in CONFLICT_KINDS:
+            continue
+        sides = {(side.evidence_id, normalize(side.sentence)) for side in gap.sides}
+        if any(
+            evidence_id == line.record.id and sentence in normalize(line.sentence)
+            for line in answering
+            for evidence_id, sentence in sides
+        ):
+            return gap
+    return None
+
+
+def sides_latest_first(state: State, gap: Gap) -> list[tuple[str, ConflictSide, Evidence, Source]]:
+    """A disagreement's sides, each with its record, its source and that source's date
+    (as `date_key` sorts it), the most recent first and the undated last."""
+    dated = []
+    for side in gap.sides:
+        record = state.record(side.evidence_id)
+        source = state.sources[record.source_id]
+        dated.append((date_key(source.published), side, record, source))
+    return sorted(dated, key=lambda d: d[0], reverse=True)
 
 
 def shown_headings(headings: tuple[str, ...], title: str) -> str:

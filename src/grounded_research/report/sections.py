@@ -46,6 +46,7 @@ SECTIONS = (
 )
 _BY_KEY = {section.key: section for section in SECTIONS}
 _UNRESOLVED = _BY_KEY["unresolved"].headings
+_CONFLICTS = _BY_KEY["conflicts"].headings
 
 # The report's other fixed words.
 LABELS: dict[Language, dict[str, str]] = {
@@ -56,6 +57,7 @@ LABELS: dict[Language, dict[str, str]] = {
         "not_answered": "The sources searched do not answer this question ({why}); the "
         "closest material found is quoted below.",
         "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
+        "disagree": f"The sources disagree; the most recent first (see {_CONFLICTS['en']}).",
         "latest": "most recent",
         "conflict_columns": "| value | source | date |",
         "reprint_of": "reprints",
@@ -94,6 +96,7 @@ LABELS: dict[Language, dict[str, str]] = {
         "closest": "最接近的内容",
         "not_answered": "检索到的资料没有回答这个问题（{why}）；下面引用的是找到的最接近的内容。",
         "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
+        "disagree": f"来源说法不一；最新的在前（见“{_CONFLICTS['zh']}”）。",
         "latest": "最新",
         "conflict_columns": "| 数值 | 来源 | 日期 |",
         "reprint_of": "转载自",

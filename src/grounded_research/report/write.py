@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterable
 
 from grounded_research.gaps.kinds import CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
-from grounded_research.report.body import body_by_model, extractive_body
+from grounded_research.report.body import body_by_model, extractive_body, sides_latest_first
 from grounded_research.report.citations import Citations, cite, displayed, escaped
 from grounded_research.report.sections import LABELS, Language, heading, language
 from grounded_research.report.unresolved import unresolved_lines
 from grounded_research.state import Gap, Reference, Source, State
-from grounded_research.text.dates import date_key
 
 MAX_UNUSABLE_LISTED = 10  # sources that could not be used, named one by one
 
@@ -66,12 +65,10 @@ def conflicts_section(state: State, number: Citations, lang: Language) -> str:
         return ""
     blocks = []
     for gap in conflicts:
-        dated = []
-        for side in gap.sides:
-            record = state.record(side.evidence_id)
-            source = state.sources[record.source_id]
-            dated.append((date_key(source.published), side, number(side.evidence_id), source))
-        dated.sort(key=lambda d: d[0], reverse=True)  # undated last
+        dated = [
+            (when, side, number(side.evidence_id), source)
+            for when, side, _, source in sides_latest_first(state, gap)
+        ]
         latest = dated[0][0] if sum(1 for d in dated if d[0] == dated[0][0]) == 1 else ""
         rows = [
             f"| {_cell(side.value)} | {cite([n])} {_cell(source.location)} | "
