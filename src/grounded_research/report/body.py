@@ -121,8 +121,9 @@ def extractive_body(
 ) -> tuple[str, Citations]:
     """One section per sub-question quoting the evidence sentences that answer it best,
     after a one-line answer: the quote that holds what the question asks for (a date, a
-    version, a number, a name), or, when the gap check found no answer, a note saying so
-    and why, the quotes below then being the closest material found. Above a group of
+    version, a number, a name; when the sources disagree on it, each side's quote, the
+    most recent first), or, when the gap check found no answer, a note saying so and
+    why, the quotes below then being the closest material found. Above a group of
     quotes, the headings they lie under in their source, when they say more than the
     title: a reader sees which release, setting or section a quote belongs to."""
     number = Citations.of(state)
