@@ -128,6 +128,15 @@ def viewer_open(driver: Any) -> bool:
     return bool(driver.execute_script("return document.getElementById('viewer').open"))
 
 
+def highlighted(driver: Any) -> str:
+    """The highlighted span of the snapshot view, once it is shown: a snapshot link
+    opens the view on the page's hashchange event, after the click returns."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    mark = WebDriverWait(driver, 10).until(lambda d: d.find_elements("id", "highlight") or False)[0]
+    return str(mark.get_property("textContent"))
+
+
 def close_viewer(driver: Any) -> None:
     driver.find_element("id", "viewer-close").click()
     assert not viewer_open(driver)
@@ -209,7 +218,7 @@ def check_citations(browser: Any, example: dict[str, Any]) -> None:
                 By.CSS_SELECTOR, f'.span[data-evidence="{reference["evidence_id"]}"]'
             )
             span.find_element(By.CSS_SELECTOR, "a.snapshot-link").click()
-            highlight = browser.find_element(By.ID, "highlight").get_property("textContent")
+            highlight = highlighted(browser)
             snapshot = store.get(sources[reference["source_id"]]["sha256"])
             assert highlight == snapshot[reference["start"] : reference["end"]]
             close_viewer(browser)
@@ -228,6 +237,7 @@ def test_the_page_is_accessible_loads_nothing_and_logs_no_error(
     assert axe_violations(browser) == []  # the citation viewer, open
     browser.save_screenshot(str(artifacts() / "citation.png"))
     browser.find_element(By.CSS_SELECTOR, "#viewer a.snapshot-link").click()
+    highlighted(browser)
     assert axe_violations(browser) == []  # the snapshot view
     browser.save_screenshot(str(artifacts() / "snapshot.png"))
     close_viewer(browser)
