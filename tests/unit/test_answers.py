@@ -172,6 +172,20 @@ def test_a_passage_names_the_subject_with_its_exact_number(
     assert names_subject(text, subject, title, location) is named
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "mentioned"),
+    [
+        ("Apache HTTP Server Version 2.4", "Apache 2.4", True),  # the rest of its full name
+        ("Apache HTTP Server Version 2.4.39", "Apache 2.4", False),
+        ("PostgreSQL Chapter 17", "PostgreSQL 17", False),  # a chapter is not a release
+    ],
+)
+def test_a_release_is_named_with_the_rest_of_its_full_name(
+    text: str, phrase: str, mentioned: bool
+) -> None:
+    assert mentions_phrase(text, phrase) is mentioned
+
+
 def test_a_name_typed_without_its_accents_names_the_accented_one() -> None:
     (malmo,) = subjects("How long is the bridge to Malmo?")
     (mor,) = subjects("Which kingdom did Aonghus Mór lead?")

@@ -255,9 +255,11 @@ def mentions_point_release(text: str, phrase: str) -> bool:
 def _named_release(name: Sequence[str], number: str) -> str:
     """A pattern for the name followed by a number as releases are written: "Python
     3.11", "PostgreSQL version 15", "Django v5", and joined by a hyphen as GNU software
-    writes them ("bash-5.1")."""
+    writes them ("bash-5.1"), and with the rest of a full name before the number
+    ("Apache HTTP Server Version 2.4" is Apache 2.4); a chapter or a section is not."""
     words = r"\s+".join(re.escape(part) for part in name)
-    return rf"(?<![\w.]){words}(?:\s+|-)(?:(?:version|release)\s+|v)?{number}"
+    rest = r"(?:\s+(?!(?:Chapter|Section|Part|Appendix|Table|Figure|Step)\b)(?-i:[A-Z][\w-]*)){0,2}"
+    return rf"(?<![\w.]){words}{rest}(?:\s+|-)(?:(?:version|release)\s+|v)?{number}"
 
 
 def _exactly(number: str) -> str:
