@@ -83,6 +83,16 @@ def test_a_quote_with_code_marks_is_verbatim_once_read_off_the_report() -> None:
     assert citation_valid(claim.text, source)
 
 
+def test_a_name_next_to_a_code_span_is_read_as_the_claim_reads_it() -> None:
+    """Read off the report without its code marks, "`foo`3.0" becomes "foo3.0", whose
+    name "foo3" the evidence holds once read without them too."""
+    quote = "如果软件包 `foo`3.0 (native) 或 3.0 (quilt)"
+    (claim,) = split_claims(f"# Q\n\n## 结论\n\n- “{quote}” [1]\n")
+
+    assert citation_valid(claim.text, evidence(quote))
+    assert not citation_valid(claim.text, evidence("如果软件包 `bar`3.0 (native)"))
+
+
 def test_a_table_row_with_an_escaped_pipe_in_code_verifies() -> None:
     """A row's cell `$unit\\|$job` keeps its escape inside the code span on the page;
     the claim read off the report has lost the code marks, so the escape must be read

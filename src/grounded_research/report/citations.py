@@ -146,8 +146,10 @@ def readable(text: str) -> str:
 
 def as_shown(text: str) -> str:
     """A page's text as a quote of it reads in the report, escapes undone: what a
-    claim's numbers and names are looked for in."""
-    return plain(readable(text))
+    claim's numbers and names are looked for in. A claim is read off the report without
+    the bold and code marks its quote carried (`split_claims`), so the page is read
+    without them too, before it is read: "`foo`3.0" names no "foo3" on either side."""
+    return plain(readable(_EMPHASIS.sub("", text)))
 
 
 def plain(text: str) -> str:
@@ -245,7 +247,7 @@ def comparable(text: str) -> str:
     bold and code marks its quote carried (`split_claims`), so the evidence is read
     without them too, before it is read (an escape in a code span is kept as written,
     and the claim's code span is gone); on both, escapes are undone."""
-    return normalize(plain(readable(_EMPHASIS.sub("", text))))
+    return normalize(as_shown(text))
 
 
 def quoted_span(claim_text: str, evidence: Evidence) -> str | None:
