@@ -10,7 +10,7 @@ or cites nothing, gets the extractive body instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from grounded_research.gaps.conflicts import frame
@@ -149,7 +149,8 @@ def extractive_body(
         ]
     quoted = {normalize(line.sentence) for line in answering}
     chosen = {
-        sq.id: best_sentences(ranked[sq.id], quoted, wanted_terms(sq)) for sq in state.sub_questions
+        sq.id: best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets))
+        for sq in state.sub_questions
     }
 
     def quotes(picked: list[Quote]) -> str:
@@ -270,7 +271,7 @@ def instruction_lines(question: str, chosen: list[Quote]) -> list[Quote]:
     its rank to its headings ("The command, if run with -h, will show the available
     options:" under "Creating virtual environments"), where another says what is asked
     ("Creation of virtual environments is done by executing the command venv:")."""
-    wanted = set(tokenize(" ".join(facets_of(question))))
+    wanted = wanted_terms(question)
     best: tuple[int, list[Quote]] | None = None
     for quote in chosen:
         text = quote.record.text
@@ -400,7 +401,7 @@ def ranked_sentences(
     paragraph count like its headings: they often name what it is about ("When there are
     more than this many loose objects, git gc --auto packs them. … The default value is
     6700.")."""
-    wanted = wanted_terms(sub_question)
+    wanted = wanted_terms(sub_question.text, sub_question.facets)
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
@@ -520,9 +521,10 @@ def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> l
     return [quote for _, quote in sorted(chosen, key=lambda c: c[0])]
 
 
-def wanted_terms(sub_question: SubQuestion) -> set[str]:
-    """The search tokens of a sub-question's facets: what its quotes should say."""
-    return set(tokenize(" ".join(sub_question.facets or facets_of(sub_question.text))))
+def wanted_terms(text: str, facets: Sequence[str] = ()) -> set[str]:
+    """The search tokens of a question's facets (its own, or read off its text): what
+    its quotes should say."""
+    return set(tokenize(" ".join(facets or facets_of(text))))
 
 
 def too_short(sentence: str, words: int = MIN_QUOTE_WORDS) -> bool:
