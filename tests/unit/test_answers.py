@@ -53,6 +53,12 @@ from grounded_research.text.normalize import unaccented
         # "which X" or "what X" asks for the name of one, whatever X is
         ("Which cyclone had a film made about it in 2007?", "name"),
         ("What podcast was the chief executive a guest on?", "name"),
+        ("ftp.cn.debian.org 这个镜像是由哪个机构维护的？", "name"),
+        # a clause after the asked noun says what it does, it is not the question
+        ("Which directive caps how many requests a client may send?", "name"),
+        ("Which directive sets the default timeout of a request?", "name"),
+        ("How many seconds does the server wait by default?", "quantity"),
+        ("The team represented the university, which was founded in what year?", "date"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),

@@ -121,6 +121,7 @@ _KEY_PHRASE = re.compile(
     r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+(?:(?:version|release)\s+|v)?"
     r"(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
+_ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*"
 )
@@ -138,11 +139,28 @@ def asked_kind(question: str) -> AnswerKind:
         ("date", _DATE),
         ("quantity", _QUANTITY),
     ):
-        if pattern.search(question):
-            return kind  # type: ignore[return-value]
-    if _head_noun(question):  # "Which cyclone …", "What podcast …": the name of one
+        found = pattern.search(question)
+        if found is None:
+            continue
+        if kind in ("date", "quantity") and _thing_asked_before(question, found.start()):
+            return "name"  # "Which directive caps how many requests …" asks for a directive
+        return kind  # type: ignore[return-value]
+    if _head_noun(question) or _ZH_WHICH.search(question):  # "Which cyclone …": one's name
         return "name"
     return "any"
+
+
+def _thing_asked_before(question: str, start: int) -> bool:
+    """Whether the question opens with "which X" or "what X" before `start`: what
+    follows is a clause about the X, not the question ("Which directive caps how many
+    requests …"; not "…, which was founded in what year?")."""
+    head = _HEAD.match(question.lstrip())
+    return (
+        head is not None
+        and not head.group("aux")
+        and head.end("head") <= start - (len(question) - len(question.lstrip()))
+        and bool(_head_noun(question))
+    )
 
 
 STATEMENT_KINDS: frozenset[AnswerKind] = frozenset({"yes_no", "procedure", "any"})
