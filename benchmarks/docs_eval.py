@@ -4,8 +4,9 @@
     python benchmarks/docs_eval.py --split test                 # report only: never tune on it
     python benchmarks/docs_eval.py --split all --out r.json -- --max-rounds 0 --selection keyword
     python benchmarks/docs_eval.py --set manuals --split dev    # the second set (below)
+    python benchmarks/docs_eval.py --set admin-zh --split test  # the fourth (Chinese)
 
-Two sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+Four sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
 `--data` (default benchmarks/.data/, git-ignored):
 
 - `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
@@ -13,10 +14,16 @@ Two sets, each with its own corpus, fetched once by benchmarks/debian_docs.py in
   3,398 HTML files), in `<data>/corpus`;
 - `--set manuals`, benchmarks/manuals_eval/: manuals the project was never tuned on, to
   see whether the rules generalise (Bash 5.2, Apache HTTP Server 2.4 in English only,
-  Sphinx 5.3), in `<data>/corpus-manuals`.
+  Sphinx 5.3), in `<data>/corpus-manuals`;
+- `--set admin` and `--set admin-zh`, benchmarks/admin_eval/ and admin_eval_zh/: the
+  Debian Administrator's Handbook and the Debian 12 installation guide, in English and
+  in Simplified Chinese (`<data>/corpus-admin`, `<data>/corpus-admin-zh`), written after
+  the rules were tuned, to measure them on material no rule was written against. (The
+  Chinese set over Debian's own Chinese manuals, benchmarks/docs_eval_zh/, has its own
+  fetch script.)
 
 Options after `--` go to `grounded-research eval` unchanged (see `grounded-research eval
---help`). The index lives in `<data>/cache` (`<data>/cache-manuals` for the second set)
+--help`). The index lives in `<data>/cache` (`<data>/cache-<set>` for the others)
 unless `--cache-dir` is passed there: the first run builds it (about two minutes on 2
 cores for the first set), later runs reuse it.
 
@@ -56,6 +63,30 @@ def manuals_keep(package: str, path: str) -> bool:
     return package != "apache2-doc" or path.startswith("usr/share/doc/apache2-doc/manual/en/")
 
 
+# The third and fourth sets: two manuals in English and in Chinese, one language each.
+ADMIN = ("debian-handbook", "installation-guide-amd64")
+_ADMIN_FOLDERS = {
+    "en": (
+        "usr/share/doc/debian-handbook/html/en-US/",
+        "usr/share/doc/installation-guide-amd64/en/",
+    ),
+    "zh": (
+        "usr/share/doc/debian-handbook/html/zh-CN/",
+        "usr/share/doc/installation-guide-amd64/zh_CN/",
+    ),
+}
+
+
+def admin_keep(language: str) -> Callable[[str, str], bool]:
+    """The files of ADMIN in one language: each package ships many translations."""
+    handbook, guide = _ADMIN_FOLDERS[language]
+
+    def keep(package: str, path: str) -> bool:
+        return path.startswith(handbook if package == "debian-handbook" else guide)
+
+    return keep
+
+
 class QuestionSet(NamedTuple):
     folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
     packages: tuple[str, ...]
@@ -71,6 +102,12 @@ SETS = {
     "docs": QuestionSet(HERE / "docs_eval", PACKAGES, "corpus", "cache"),
     "manuals": QuestionSet(
         HERE / "manuals_eval", MANUALS, "corpus-manuals", "cache-manuals", manuals_keep
+    ),
+    "admin": QuestionSet(
+        HERE / "admin_eval", ADMIN, "corpus-admin", "cache-admin", admin_keep("en")
+    ),
+    "admin-zh": QuestionSet(
+        HERE / "admin_eval_zh", ADMIN, "corpus-admin-zh", "cache-admin-zh", admin_keep("zh")
     ),
 }
 

@@ -18,7 +18,8 @@ Errors (exit status 1):
 - a gold source that does not exist or yields no text;
 - an answerable question without answers or gold sources; an answer that occurs in
   none of its gold pages; a fact pattern that matches none of them;
-- an unanswerable question with answers or facts;
+- an unanswerable question with answers or facts; a gold or `closest_sources` path of
+  one that does not exist or yields no text;
 - files that share a question (same id or same question text): the splits must be
   disjoint; a file whose questions carry both split tags ("dev" and "test").
 
@@ -107,6 +108,12 @@ def check_question(question: EvalQuestion, corpus: Corpus) -> tuple[list[str], l
         for location in question.gold_sources:  # closest material, if listed, must exist
             if corpus.text(location) is None:
                 errors.append(f"gold source missing or without text: {location}")
+        closest = question.extra.get("closest_sources", [])
+        if not isinstance(closest, list) or not all(isinstance(c, str) for c in closest):
+            return [*errors, "closest_sources must be a list of paths"], warnings
+        for location in closest:  # the pages that come closest, for a reader
+            if corpus.text(location) is None:
+                errors.append(f"closest source missing or without text: {location}")
         return errors, warnings
     if not answers:
         errors.append("answerable question without answers")
