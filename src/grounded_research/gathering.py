@@ -184,6 +184,7 @@ def _record(
             published=hit.published,
             retrieved_at=hit.retrieved_at or now,
             error=hit.note,
+            collection=printable(hit.collection),
         ),
     )
     record_id = evidence_id(sub_question.id, source, hit.start, hit.end)

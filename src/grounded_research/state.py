@@ -66,6 +66,18 @@ class Source(BaseModel):
     duplicate_of: str | None = None
     published: str | None = None
     retrieved_at: str = ""
+    collection: str = Field(
+        default="",
+        description="The manual or site the source belongs to, as it declares it "
+        '(<link rel="home" title=…>): its pages seldom name it themselves.',
+    )
+
+    @property
+    def place(self) -> str:
+        """Where the source is filed: its location and its collection, where a page of
+        documentation names its product besides its text (postgresql-doc-15/…, "Debian
+        GNU/Linux Installation Guide")."""
+        return f"{self.location}\n{self.collection}" if self.collection else self.location
 
 
 class Evidence(BaseModel):

@@ -106,6 +106,30 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)
 
 
+@pytest.mark.parametrize(("home", "answered"), [(True, True), (False, False)])
+def test_a_manual_names_its_product_in_its_collection(
+    tmp_path: Path, home: bool, answered: bool
+) -> None:
+    """A page of the installation guide names neither Debian in its text nor in its path;
+    the manual it belongs to does, in the link to its first page."""
+    link = '<link rel="home" href="index.html" title="Debian Installation Guide">' * home
+    write(
+        tmp_path / "corpus",
+        "guide/ch06s03.html",
+        f"<html><head><title>6.3. Using Individual Components</title>{link}</head><body>"
+        "<article><h2>6.3. Using Individual Components</h2><h3>6.3.4. Partitioning</h3>"
+        "<p>The installer supports several file systems. Support for the ReiserFS file "
+        "system is no longer available by default; it can be enabled by selecting the "
+        "partman-reiserfs component.</p></article></body></html>",
+    )
+    result = ask(tmp_path, "Is ReiserFS still available by default in the Debian installer?")
+
+    assert (unanswered(result) == []) is answered
+    assert result.sources[next(iter(result.sources))].collection == (
+        "Debian Installation Guide" if home else ""
+    )
+
+
 def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
     tmp_path: Path,
 ) -> None:

@@ -413,6 +413,10 @@ def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
     assert filed_names(question, ["notes/git.md", "python.md"]) == set()
     wiki = ["https://en.wikipedia.org/wiki/Meet_Corliss_Archer"]
     assert filed_names("Who played Corliss Archer in Kiss and Tell?", wiki) == set()
+    # a manual is a collection too: its name stands on the line after the location
+    guide = ["guide/ch06s03.html\nDebian GNU/Linux Installation Guide"]
+    assert filed_names("Does the Debian installer offer ReiserFS?", guide) == {"debian"}
+    assert filed_names("Does the Debian installer offer ReiserFS?", ["guide/ch06s03.html"]) == set()
 
 
 def test_a_default_asked_in_other_words_is_answered_by_a_setting_set_in_code() -> None:

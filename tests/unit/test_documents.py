@@ -272,6 +272,22 @@ def test_a_local_page_has_the_title_date_and_author_it_declares() -> None:
     )
 
 
+def test_a_page_belongs_to_the_collection_its_home_link_names() -> None:
+    """DocBook manuals link each page to their first page, with the manual's title: the
+    product a page seldom names itself ("6.3. Using Individual Components")."""
+
+    def collection(head: str) -> str:
+        return html_document(page(head, "<h1>6.3. Components</h1>"), "c.html", "c").collection
+
+    home = '<link rel="home" href="index.html" title="Debian GNU/Linux  Installation Guide">'
+    assert collection(home) == "Debian GNU/Linux Installation Guide"
+    assert collection('<link rel="start" href="i.html" title="Bash Reference">') == (
+        "Bash Reference"
+    )
+    assert collection('<link rel="up" href="ch06.html" title="Chapter 6">') == ""
+    assert collection('<link rel="home" href="index.html">') == ""
+
+
 def test_a_page_date_is_its_meta_date_else_its_marked_or_only_time_element() -> None:
     def date(head: str, body: str) -> str | None:
         return html_document(page(head, body), "d.html", "d").published

@@ -121,7 +121,7 @@ def why_unanswered(
     # The answer may sit in a passage about a name the first passages led to (the second
     # hop of a question), so any selected passage may hold it; not one about another
     # product, when the corpus files documents under the names the question gives.
-    filed = filed_names(sub_question.text, (s.location for s in state.sources.values()))
+    filed = filed_names(sub_question.text, (s.place for s in state.sources.values()))
     holding = [e for e in ranked if not filed or names_any(state, e, filed)]
     # A release's date or version is given where the release is named (asked which
     # release of a series, a point release of it counts): "On what date was Sphinx 3.5.5
@@ -158,8 +158,8 @@ def unnamed_subjects(
     together; the names of a subject the corpus names nothing by ("Lady Mary-Gaye Curzon
     stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
     question's entities lie on several pages."""
-    locations = [s.location for s in state.sources.values()]
-    filed = filed_names(sub_question.text, locations, pages=True)
+    places = [s.place for s in state.sources.values()]
+    filed = filed_names(sub_question.text, places, pages=True)
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
@@ -221,8 +221,8 @@ def _with_title(state: State, record: Evidence) -> str:
 
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
     source = state.sources.get(record.source_id)
-    location = source.location if source else ""
-    return names_subject(record.text, subject, _frame(state, record), location, about=True)
+    place = source.place if source else ""
+    return names_subject(record.text, subject, _frame(state, record), place, about=True)
 
 
 def _names_release(
@@ -237,11 +237,12 @@ def _names_release(
 
 
 def names_any(state: State, record: Evidence, names: set[str]) -> bool:
-    """Whether a passage, its source's title, its headings or its location (packaged
-    docs name their product in the path) name one of these names."""
+    """Whether a passage, its source's title, its headings or its place (packaged docs
+    name their product in the path, a manual in its collection's name) name one of
+    these names."""
     source = state.sources.get(record.source_id)
-    location = source.location if source else ""
-    return names_one_of(names, record.text, _frame(state, record), location)
+    place = source.place if source else ""
+    return names_one_of(names, record.text, _frame(state, record), place)
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

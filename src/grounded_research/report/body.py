@@ -128,17 +128,17 @@ def extractive_body(
     title: a reader sees which release, setting or section a quote belongs to."""
     number = Citations.of(state)
     titles = {source.id: source.title for source in state.sources.values()}
-    locations = {source.id: source.location for source in state.sources.values()}
+    places = {source.id: source.place for source in state.sources.values()}
     headings_at = HeadingsAt(state, text_of)
     ranked = {
-        sq.id: ranked_sentences(sq, state.selected_for(sq.id), titles, locations, headings_at)
+        sq.id: ranked_sentences(sq, state.selected_for(sq.id), titles, places, headings_at)
         for sq in state.sub_questions
     }
     not_answered = why_not_answered(state)
     answering: list[Quote] = []
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
-        answering = answer_lines(state.question, candidates, titles, locations)
+        answering = answer_lines(state.question, candidates, titles, places)
     disagreeing = disagreement_answered(state, answering)
     if disagreeing is not None:
         answering = [
@@ -237,7 +237,7 @@ def why_not_answered(state: State) -> str:
 
 
 def answer_lines(
-    question: str, chosen: list[Quote], titles: dict[str, str], locations: dict[str, str]
+    question: str, chosen: list[Quote], titles: dict[str, str], places: dict[str, str]
 ) -> list[Quote]:
     """The quotes that answer what the question asks for: the best one (`answer_line`);
     for a comparison ("which came first, A or B"), the best for each side, a quote that
@@ -248,15 +248,15 @@ def answer_lines(
         return []
     if asked.kind == "procedure":
         return instruction_lines(question, chosen)
-    filed = filed_names(question, locations.values())
+    filed = filed_names(question, places.values())
     if filed:  # as the gap check: not a passage about another product
-        chosen = [q for q in chosen if _names_any(q, filed, titles, locations)]
+        chosen = [q for q in chosen if _names_any(q, filed, titles, places)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
     lines: list[Quote] = []
     for side in sides:
-        naming = [q for q in chosen if _names_side(q, side, titles, locations)]
+        naming = [q for q in chosen if _names_side(q, side, titles, places)]
         line = answer_line(asked, naming, titles)
         if line is not None and line not in lines:
             lines.append(line)
@@ -296,22 +296,22 @@ def instruction_lines(question: str, chosen: list[Quote]) -> list[Quote]:
 
 
 def _names_any(
-    quote: Quote, names: set[str], titles: dict[str, str], locations: dict[str, str]
+    quote: Quote, names: set[str], titles: dict[str, str], places: dict[str, str]
 ) -> bool:
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
-    return names_one_of(names, quote.record.text, above, locations.get(source, ""))
+    return names_one_of(names, quote.record.text, above, places.get(source, ""))
 
 
 def _names_side(
     quote: Quote,
     side: tuple[set[str], list[str]],
     titles: dict[str, str],
-    locations: dict[str, str],
+    places: dict[str, str],
 ) -> bool:
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
-    return names_subject(f"{quote.lead}{quote.sentence}", side, above, locations.get(source, ""))
+    return names_subject(f"{quote.lead}{quote.sentence}", side, above, places.get(source, ""))
 
 
 def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
@@ -385,7 +385,7 @@ def ranked_sentences(
     sub_question: SubQuestion,
     records: list[Evidence],
     titles: dict[str, str],
-    locations: dict[str, str],
+    places: dict[str, str],
     headings_at: Callable[[Evidence, int], tuple[str, ...]],
 ) -> list[Quote]:
     """The evidence sentences that may answer the sub-question, best first: those sharing
@@ -395,12 +395,12 @@ def ranked_sentences(
     version for "in which version", a number for "how many") counts extra. When the
     question, or the follow-up query that found the passage, names something, a sentence
     must be about it (the passage it stands in, its headings, its source's title or
-    location name it: packaged docs name their product in the path; a manual's section
-    names it once, not in every sentence): the second hop of a question is about a name
-    the first hop found, not one the question gave. The sentences before a sentence in its
-    paragraph count like its headings: they often name what it is about ("When there are
-    more than this many loose objects, git gc --auto packs them. … The default value is
-    6700.")."""
+    place name it: packaged docs name their product in the path, a manual in its
+    collection's name; a manual's section names it once, not in every sentence): the
+    second hop of a question is about a name the first hop found, not one the question
+    gave. The sentences before a sentence in its paragraph count like its headings: they
+    often name what it is about ("When there are more than this many loose objects, git
+    gc --auto packs them. … The default value is 6700.")."""
     wanted = wanted_terms(sub_question.text, sub_question.facets)
     asked = Asked.of(sub_question.text)
     kind = asked.kind
@@ -415,11 +415,11 @@ def ranked_sentences(
             read[text] = Frame(named_terms(unaccented(text)), set(tokenize(text)), code)
         return read[text]
 
-    names |= bridged_names(names, records, titles, locations)
+    names |= bridged_names(names, records, titles, places)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = {unaccented(name) for name in names | named_terms(record.query)}
-        in_path = named_in_location(about, locations.get(record.source_id, ""))
+        in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         for start, end, lead in sentences_with_lead(record.text):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
@@ -453,7 +453,7 @@ def ranked_sentences(
 
 
 def bridged_names(
-    names: set[str], records: list[Evidence], titles: dict[str, str], locations: dict[str, str]
+    names: set[str], records: list[Evidence], titles: dict[str, str], places: dict[str, str]
 ) -> set[str]:
     """The names of the pages a question's second hop is about: a page whose title a
     passage naming the question's names names ("… in Sue Grafton's series" makes the page
@@ -470,7 +470,7 @@ def bridged_names(
             names,
             record.text,
             titles.get(record.source_id, ""),
-            locations.get(record.source_id, ""),
+            places.get(record.source_id, ""),
         )
     ]
     for record in anchors:

@@ -24,6 +24,7 @@ class SearchHit:
     retrieved_at: str | None = None  # when the source was fetched, if not just now
     note: str = ""  # e.g. that a web page was cut at the byte cap
     headings: tuple[str, ...] = ()  # the heading path the passage lies under, outermost first
+    collection: str = ""  # the manual or site its document belongs to, as declared
 
 
 @dataclass(frozen=True)

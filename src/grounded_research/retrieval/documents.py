@@ -72,6 +72,7 @@ class Document:
     published: str | None = None
     author: str | None = None
     note: str = ""  # how the text was decoded, when the file was not plain UTF-8
+    collection: str = ""  # the manual or site it belongs to, as the page declares it
     line: int = 0  # the line of a .jsonl file it was read from (0: the whole file)
 
 
@@ -177,6 +178,7 @@ def html_document(
 
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
+    collection = _collection(tree) if tree is not None else ""
     if tree is not None:
         tree = _shown(tree)
         tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
@@ -196,7 +198,8 @@ def html_document(
     else:
         metadata = _declared_metadata(tree) if tree is not None else _Metadata()
     title = _page_title(metadata.title, head_title) or _title_of_text(text, fallback_title)
-    return Document(location, title, text, metadata.date or _date_in_text(text), metadata.author)
+    published = metadata.date or _date_in_text(text)
+    return Document(location, title, text, published, metadata.author, collection=collection)
 
 
 _MAYBE_HIDDEN = "//*[@hidden or @aria-hidden or @style] | //template"
@@ -541,6 +544,23 @@ def _labelled_date(tree: HtmlElement) -> str | None:
             break
     found = _LABELLED_DATE.search(" ".join(pieces)[:4000])
     return found.group(1) if found else None
+
+
+def _collection(tree: HtmlElement) -> str:
+    """The manual or site the page belongs to, as its head declares it: the title of its
+    link to the collection's first page (`<link rel="home" title="Debian GNU/Linux
+    Installation Guide">`, DocBook's and others'; `start` and `top` are older names of
+    it). A manual names its product there and seldom on its pages ("6.3. Using
+    Individual Components" is a page of the Debian installation guide)."""
+    for link in tree.iterfind(".//head/link"):
+        if set(str(link.get("rel") or "").lower().split()) & _COLLECTION_LINKS:
+            title = " ".join(str(link.get("title") or "").split())
+            if title:
+                return title
+    return ""
+
+
+_COLLECTION_LINKS = frozenset({"home", "start", "top"})
 
 
 def _head_title(tree: HtmlElement) -> str:

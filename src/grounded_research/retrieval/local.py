@@ -54,13 +54,14 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-# 16: three backticks with text after them on their line open no code fence (14 and 15
-# were chunkings measured and not kept); 13: an HTML file's title and date are what it
-# declares (retrieval/documents.py);
-# 12: a short line ending with "in", "the", … joins the next; 11: headings wrapped in
-# bare boxes kept, no headings in code fences; 10: a passage lies under the path of most
-# of its words; 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 16
+# 17: a page's collection (its manual's name, <link rel="home" title=…>) kept; 16: three
+# backticks with text after them on their line open no code fence (14 and 15 were
+# chunkings measured and not kept); 13: an HTML file's title and date are what it
+# declares (retrieval/documents.py); 12: a short line ending with "in", "the", … joins
+# the next; 11: headings wrapped in bare boxes kept, no headings in code fences; 10: a
+# passage lies under the path of most of its words; 8: hidden HTML text dropped; 7:
+# decode notes and .jsonl lines kept
+INDEX_VERSION = 17
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
@@ -83,6 +84,7 @@ class IndexedDocument:
     chunks: list[tuple[int, int, str]]  # start, end, heading path ("\n"-joined)
     note: str = ""  # how its file was decoded, when it was not clean UTF-8
     line: int = 0  # its line in a .jsonl file (0: the whole file is the document)
+    collection: str = ""  # the manual or site it belongs to, as the page declares it
 
     def where(self, rel: str) -> str:
         """Where it was read from, as a failed source names it: the file, or the file's
@@ -672,6 +674,7 @@ class LocalCorpus:
                     published=document.published,
                     note=document.note,
                     headings=tuple(path.split("\n")) if path else (),
+                    collection=document.collection,
                 )
             )
         return hits
@@ -741,6 +744,7 @@ def _indexed_file(raw: dict[str, Any]) -> IndexedFile:
                 chunks=[(int(s), int(e), str(h)) for s, e, h in d["chunks"]],
                 note=str(d["note"]),
                 line=int(d["line"]),
+                collection=str(d["collection"]),
             )
             for d in raw["documents"]
         ],
@@ -821,6 +825,7 @@ def _extract_file(
             chunks=chunks,
             note=document.note,
             line=document.line,
+            collection=document.collection,
         )
         documents.append((indexed, document.text, _tokenize_chunks(indexed, document.text)))
     problems = [(p.location, "failed", p.reason) for p in result.problems]

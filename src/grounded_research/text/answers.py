@@ -358,18 +358,22 @@ def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
     return bool(names & named_terms(f"{frame}\n{text}") or named_in_location(names, location))
 
 
-def filed_names(question: str, locations: Iterable[str], pages: bool = False) -> set[str]:
+def filed_names(question: str, places: Iterable[str], pages: bool = False) -> set[str]:
     """The question's names that the corpus files documents under: a product whose
     documentation lies in a folder of its name (git-doc/…, python-django-doc/…). A
     passage filed under none of them and naming none is about another product, however
-    well it shares the other words. Only folders count: a page's own file name or a web
-    address's last part (wiki/Meet_Corliss_Archer) names that page, not a collection;
-    `pages`: those count too (the names the corpus names documents by)."""
+    well it shares the other words. Only folders and collections count (a source's place:
+    its location, then its collection's name on a line of its own, `Source.place`): a
+    page's own file name or a web address's last part (wiki/Meet_Corliss_Archer) names
+    that page, not a collection; `pages`: those count too (the names the corpus names
+    documents by)."""
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
-    if pages:
-        paths = list(locations)
-    else:
-        paths = [location.rsplit("/", 1)[0] for location in locations if "/" in location]
+    paths = []
+    for place in places:
+        location, _, collection = place.partition("\n")
+        if not pages:  # its folder
+            location = location.rsplit("/", 1)[0] if "/" in location else ""
+        paths.append(f"{location}\n{collection}")
     return {name for name in names if any(named_in_location({name}, path) for path in paths)}
 
 
