@@ -59,6 +59,7 @@ from grounded_research.text.normalize import unaccented
         ("Which directive sets the default timeout of a request?", "name"),
         ("How many seconds does the server wait by default?", "quantity"),
         ("The team represented the university, which was founded in what year?", "date"),
+        ("Which port does apt-cacher-ng listen on by default?", "quantity"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),

@@ -61,6 +61,11 @@ _DATE = re.compile(
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
     re.IGNORECASE,
 )
+# Nouns of a measure: "Which port does it listen on by default?" asks for a number.
+_MEASURE_NOUN = re.compile(
+    r"(?:limit|size|number|value|length|port|timeout|density|capacity|speed|rate|weight|"
+    r"price|cost|range|temperature|voltage|percentage|share|amount|level|quality|priority)s?"
+)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
     r"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|limit|size|number|value|length|"
@@ -155,11 +160,13 @@ def _thing_asked_before(question: str, start: int) -> bool:
     follows is a clause about the X, not the question ("Which directive caps how many
     requests …"; not "…, which was founded in what year?")."""
     head = _HEAD.match(question.lstrip())
+    noun = _head_noun(question)
     return (
         head is not None
         and not head.group("aux")
         and head.end("head") <= start - (len(question) - len(question.lstrip()))
-        and bool(_head_noun(question))
+        and bool(noun)
+        and _MEASURE_NOUN.fullmatch(noun) is None  # "Which port …" asks for a number
     )
 
 
