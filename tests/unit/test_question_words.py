@@ -32,6 +32,13 @@ def test_words_written_in_capitals_stay_names() -> None:
     assert named_terms("Is IT in charge of the US office?") == {"it", "us"}
 
 
+def test_a_name_written_against_chinese_words_is_a_name() -> None:
+    """Chinese writes a name against its words, with no space."""
+    sentence = "Intel无线网卡是 firmware-iwlwifi，Qualcomm Atheros 无线网卡是 firmware-atheros"
+    assert named_terms(sentence) == {"intel", "qualcomm", "atheros"}
+    assert named_terms("安装Debian系统之后") == {"debian"}
+
+
 def test_a_lower_case_word_joined_to_a_name_is_not_part_of_it() -> None:
     """A page on "NumPy and Google style docstrings" is about what a question on
     "NumPy-style docstrings" names; "X-Forwarded-For" and "UTF-8" stay whole."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from grounded_research.text.tokenize import STOPWORDS
+from grounded_research.text.tokenize import STOPWORDS, cjk_spaced
 
 _NUMBER = r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _UNIT = (
@@ -144,7 +144,7 @@ def named_terms(sentence: str) -> set[str]:
     "Which", "Does": a word written in capitals, such as "IT", is still a name). A
     lower-case word joined on is not part of the name: "NumPy-style" names NumPy."""
     terms: set[str] = set()
-    for match in _NAMED.finditer(sentence):
+    for match in _NAMED.finditer(cjk_spaced(sentence)):
         for word in match.group(0).split():
             word = _JOINED_WORDS.sub("", word.strip("'’"))
             if is_name_word(word):

@@ -224,6 +224,16 @@ def has_cjk(text: str) -> bool:
     return _HAS_CJK.search(text) is not None
 
 
+def cjk_spaced(text: str) -> str:
+    """The text with a space where a CJK character meets a Latin letter or a digit:
+    Chinese writes names against its words ("Intel无线网卡是 firmware-iwlwifi"), and a
+    regular expression's word (`\\w`) runs on through them."""
+    return _CJK_EDGE.sub(" ", text)
+
+
+_CJK_EDGE = re.compile(rf"(?<=[{_CJK}{_KANA}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}{_KANA}])")
+
+
 def words(text: str) -> list[str]:
     """Lower-cased words and CJK terms, stopwords kept, nothing stemmed, dotted numbers
     split (reprints compare texts by these)."""
