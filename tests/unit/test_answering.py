@@ -106,6 +106,24 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)
 
 
+def test_closest_material_is_quoted_when_no_passage_names_the_subject(tmp_path: Path) -> None:
+    """A question may name what the pages call otherwise ("CPU" for "a Pentium 4"): it is
+    not answered, and the report still quotes the nearest the evidence comes."""
+    write(
+        tmp_path / "corpus",
+        "guide/requirements.md",
+        "# 3.4. Meeting Minimum Hardware Requirements\n\nA Pentium 4, 1GHz system is the "
+        "minimum recommended for a desktop system. Machines below it may still install.\n",
+    )
+    result = ask(tmp_path, "What is the minimum recommended CPU for a desktop system?")
+
+    assert unanswered(result) == ["no passage names cpu"]
+    closest = result.report.split("## Closest material")[1]
+    assert "“A Pentium 4, 1GHz system is the minimum recommended for a desktop system.” [1]" in (
+        closest
+    )
+
+
 @pytest.mark.parametrize(("home", "answered"), [(True, True), (False, False)])
 def test_a_manual_names_its_product_in_its_collection(
     tmp_path: Path, home: bool, answered: bool

@@ -130,11 +130,18 @@ def extractive_body(
     titles = {source.id: source.title for source in state.sources.values()}
     places = {source.id: source.place for source in state.sources.values()}
     headings_at = HeadingsAt(state, text_of)
+    not_answered = why_not_answered(state)
     ranked = {
-        sq.id: ranked_sentences(sq, state.selected_for(sq.id), titles, places, headings_at)
+        sq.id: ranked_sentences(
+            sq,
+            state.selected_for(sq.id),
+            titles,
+            places,
+            headings_at,
+            closest=bool(not_answered) and sq.id == WHOLE_QUESTION_ID,
+        )
         for sq in state.sub_questions
     }
-    not_answered = why_not_answered(state)
     answering: list[Quote] = []
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
@@ -387,6 +394,7 @@ def ranked_sentences(
     titles: dict[str, str],
     places: dict[str, str],
     headings_at: Callable[[Evidence, int], tuple[str, ...]],
+    closest: bool = False,
 ) -> list[Quote]:
     """The evidence sentences that may answer the sub-question, best first: those sharing
     most terms with it, the words of its source's title and of the headings it lies under
@@ -400,13 +408,17 @@ def ranked_sentences(
     second hop of a question is about a name the first hop found, not one the question
     gave. The sentences before a sentence in its paragraph count like its headings: they
     often name what it is about ("When there are more than this many loose objects, git
-    gc --auto packs them. … The default value is 6700.")."""
+    gc --auto packs them. … The default value is 6700."). `closest`, for a question the
+    evidence does not answer: when no sentence is about what it names (no passage names
+    it: that is often why), the sentences that would be but for the names, the nearest
+    the evidence comes."""
     wanted = wanted_terms(sub_question.text, sub_question.facets)
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
     scored: list[tuple[float, int, Quote]] = []
+    elsewhere: list[tuple[float, int, Quote]] = []  # about nothing the question names
     read: dict[str, Frame] = {}  # a passage's sentences mostly share one frame: read it once
 
     def read_frame(text: str) -> Frame:
@@ -434,7 +446,8 @@ def ranked_sentences(
             elif too_short(sentence):
                 continue
             above = read_frame(f"{frame(title, headings)}\n{lead}")
-            if about and not about & (in_passage | above.names):
+            named = not about or bool(about & (in_passage | above.names))
+            if not (named or closest):
                 continue
             if code_names and not (
                 above.code or any(mentions_identifier(sentence, n) for n in code_names)
@@ -446,10 +459,10 @@ def ranked_sentences(
             if kind not in STATEMENT_KINDS and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
             if relevance >= MIN_RELEVANCE:
-                scored.append(
+                (scored if named else elsewhere).append(
                     (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))
                 )
-    return [quote for _, _, quote in sorted(scored, key=lambda s: (-s[0], s[1]))]
+    return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
 
 
 def bridged_names(
