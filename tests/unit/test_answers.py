@@ -406,6 +406,18 @@ def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(
     assert head_word(question) == head
 
 
+def test_a_page_of_a_manual_names_the_release_its_collection_names() -> None:
+    """Apache's manual names its release only in each page's <title>, after the page's
+    own ("mod_ratelimit - Apache HTTP Server Version 2.4")."""
+    subject = ({"apache"}, ["Apache 2.4"])
+    place = "apache2-doc/manual/en/mod/mod_ratelimit.html"
+    text = "Provides a filter named RATE_LIMIT to limit client bandwidth."
+    assert not names_subject(text, subject, "Apache Module mod_ratelimit", place)
+    place += "\nApache HTTP Server Version 2.4"
+    assert names_subject(text, subject, "Apache Module mod_ratelimit", place)
+    assert not names_subject(text, ({"apache"}, ["Apache 2.2"]), "Apache Module", place)
+
+
 def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
     """Packaged docs file a product's pages in a folder of its name; a page's own file
     name or the last part of a web address names that page, not a collection."""

@@ -286,6 +286,11 @@ def test_a_page_belongs_to_the_collection_its_home_link_names() -> None:
     )
     assert collection('<link rel="up" href="ch06.html" title="Chapter 6">') == ""
     assert collection('<link rel="home" href="index.html">') == ""
+    # without such a link, the site a <title> names after the page's own title
+    assert collection("<title>6.3. Components - Installer Manual 2.4</title>") == (
+        "Installer Manual 2.4"
+    )
+    assert collection("<title>6.3. Components</title>") == ""
 
 
 def test_a_page_date_is_its_meta_date_else_its_marked_or_only_time_element() -> None:

@@ -178,7 +178,7 @@ def html_document(
 
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
-    collection = _collection(tree) if tree is not None else ""
+    home = _home(tree) if tree is not None else ""
     if tree is not None:
         tree = _shown(tree)
         tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
@@ -199,6 +199,7 @@ def html_document(
         metadata = _declared_metadata(tree) if tree is not None else _Metadata()
     title = _page_title(metadata.title, head_title) or _title_of_text(text, fallback_title)
     published = metadata.date or _date_in_text(text)
+    collection = home or _site_of(head_title, title)
     return Document(location, title, text, published, metadata.author, collection=collection)
 
 
@@ -546,7 +547,7 @@ def _labelled_date(tree: HtmlElement) -> str | None:
     return found.group(1) if found else None
 
 
-def _collection(tree: HtmlElement) -> str:
+def _home(tree: HtmlElement) -> str:
     """The manual or site the page belongs to, as its head declares it: the title of its
     link to the collection's first page (`<link rel="home" title="Debian GNU/Linux
     Installation Guide">`, DocBook's and others'; `start` and `top` are older names of
@@ -561,6 +562,21 @@ def _collection(tree: HtmlElement) -> str:
 
 
 _COLLECTION_LINKS = frozenset({"home", "start", "top"})
+
+
+def _site_of(head: str, title: str) -> str:
+    """The site or manual a <title> names after the page's own title, at its last
+    separator: "mod_proxy_hcheck - Apache HTTP Server Version 2.4" on the page titled
+    "Apache Module mod_proxy_hcheck", "math — Mathematical functions — Python 3.11.2
+    documentation"; "" when the <title> is the page's title alone."""
+    parts = _HEAD_PARTS.match(head)
+    if parts is None:
+        return ""
+    page, site = parts.group(1).strip(), parts.group(2).strip()
+    said = set(_WORD.findall(title.lower()))
+    if not said or not set(_WORD.findall(page.lower())) <= said or site.lower() in title.lower():
+        return ""
+    return site
 
 
 def _head_title(tree: HtmlElement) -> str:

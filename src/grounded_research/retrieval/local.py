@@ -54,14 +54,15 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-# 17: a page's collection (its manual's name, <link rel="home" title=…>) kept; 16: three
-# backticks with text after them on their line open no code fence (14 and 15 were
-# chunkings measured and not kept); 13: an HTML file's title and date are what it
-# declares (retrieval/documents.py); 12: a short line ending with "in", "the", … joins
-# the next; 11: headings wrapped in bare boxes kept, no headings in code fences; 10: a
-# passage lies under the path of most of its words; 8: hidden HTML text dropped; 7:
-# decode notes and .jsonl lines kept
-INDEX_VERSION = 17
+# 18: a page's collection is also the site its <title> names after the page's own title
+# ("mod_ssl - Apache HTTP Server Version 2.4"); 17: a page's collection (its manual's
+# name, <link rel="home" title=…>) kept; 16: three backticks with text after them on
+# their line open no code fence (14 and 15 were chunkings measured and not kept); 13: an
+# HTML file's title and date are what it declares (retrieval/documents.py); 12: a short
+# line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes
+# kept, no headings in code fences; 10: a passage lies under the path of most of its
+# words; 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
+INDEX_VERSION = 18
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE

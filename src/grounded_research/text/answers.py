@@ -319,31 +319,35 @@ def names_subject(
     text: str,
     subject: tuple[set[str], list[str]],
     title: str = "",
-    location: str = "",
+    place: str = "",
     about: bool = False,
 ) -> bool:
     """Whether a passage names all of the subject: every name, in the passage, its
-    source's title or its location (documentation names its product in the path); and
-    every name with a number as that exact phrase in the passage or title, or as the
-    name in the title or location and a title or a heading in the passage naming exactly
-    that release or version ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is
-    PostgreSQL 15.9; "Chapter 17" is not PostgreSQL 17). `about`: a passage under the
-    title or headings of another release of it is about that one, whatever it mentions
-    in passing ("… will be removed in Python 3.13" in What's New In Python 3.11)."""
+    source's title or its place (documentation names its product in the path, a manual
+    in its collection's name: `Source.place`); and every name with a number as that
+    exact phrase in the passage or title, or as the name in the title or place and a
+    title, collection or heading in the passage naming exactly that release or version
+    ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9; a page
+    of "Apache HTTP Server Version 2.4" is of Apache 2.4; "Chapter 17" is not PostgreSQL
+    17). `about`: a passage under the title or headings of another release of it is
+    about that one, whatever it mentions in passing ("… will be removed in Python 3.13"
+    in What's New In Python 3.11)."""
     names, phrases = subject
     framed = unaccented(unescaped(f"{title}\n{text}"))
-    lowered = f"{framed}\n{location}".lower()
+    lowered = f"{framed}\n{place}".lower()
     named = named_terms(framed)
     if not all(unaccented(n) in named or unaccented(n) in lowered for n in names):
         return False
-    frame = f"{title}\n{location}".lower()
+    frame = f"{title}\n{place}".lower()
+    location, _, collection = place.partition("\n")
     for phrase in phrases:
         *name, number = phrase.split()
         if mentions_phrase(title, phrase) or (
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
-        headed = "\n".join([title, *(path[-1] for _, path in heading_paths(text))])
+        headings = (path[-1] for _, path in heading_paths(text))
+        headed = "\n".join([title, collection, *headings])
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)
