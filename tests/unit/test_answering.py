@@ -106,6 +106,24 @@ def test_a_sentence_answers_under_the_heading_that_names_its_subject(tmp_path: P
     assert all("Checkpoints ›" not in claim.text for claim in result.claims)
 
 
+@pytest.mark.parametrize(("year", "why"), [("2021", []), ("2024", ["no passage mentions 2024"])])
+def test_a_year_the_question_gives_must_be_in_the_evidence(
+    tmp_path: Path, year: str, why: list[str]
+) -> None:
+    """A book of 2022 does not say who was elected in 2024, however well its pages on the
+    elections match the question's other words."""
+    write(
+        tmp_path / "corpus",
+        "handbook/organization.md",
+        "# 1.3. The Inner Workings of the Debian Project\n\nThe Debian Project Leader is "
+        "elected every year by the developers. Jonathan Carter was elected Debian Project "
+        "Leader in 2020 and again in 2021.\n",
+    )
+    result = ask(tmp_path, f"Who was elected Debian Project Leader in {year}?")
+
+    assert unanswered(result) == why
+
+
 def test_closest_material_is_quoted_when_no_passage_names_the_subject(tmp_path: Path) -> None:
     """A question may name what the pages call otherwise ("CPU" for "a Pentium 4"): it is
     not answered, and the report still quotes the nearest the evidence comes."""

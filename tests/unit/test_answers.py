@@ -8,12 +8,14 @@ import pytest
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    distinctive_numbers,
     filed_names,
     head_word,
     holds_answer,
     identifiers,
     key_phrases,
     mentions_identifier,
+    mentions_number,
     mentions_phrase,
     names_other_release,
     names_subject,
@@ -416,6 +418,15 @@ def test_a_page_of_a_manual_names_the_release_its_collection_names() -> None:
     place += "\nApache HTTP Server Version 2.4"
     assert names_subject(text, subject, "Apache Module mod_ratelimit", place)
     assert not names_subject(text, ({"apache"}, ["Apache 2.2"]), "Apache Module", place)
+
+
+def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
+    assert distinctive_numbers("Who was elected in 2024, of the top 5?") == ["2024"]
+    assert distinctive_numbers("What is the nickname of Ubuntu 22.04?") == ["22.04"]
+    assert mentions_number("up to 2,000 columns", "2000")
+    assert mentions_number("a .300 batting average", "0.300")
+    assert not mentions_number("release 3.11.2", "3.11")
+    assert not mentions_number("item 20240", "2024")
 
 
 def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:

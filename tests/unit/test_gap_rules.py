@@ -421,6 +421,19 @@ def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() 
     assert gap.follow_up_queries == ["Python 3.9 release came first"]
 
 
+def test_a_year_no_passage_mentions_is_searched_for_with_the_question_s_words() -> None:
+    """The founding year a multi-hop question gives is on the page of the place, which the
+    first search found but did not keep: the next search asks for it."""
+    question = "Which city founded in 1838 has a school opened in 1961 by Robert Menzies?"
+    state = state_with(
+        [("school", "Westminster School in Marion was opened in 1961 by Robert Menzies.", None)]
+    )
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
+    assert gap.detail == "no passage mentions 1838"
+    assert gap.follow_up_queries[0].startswith("1838 ")
+
+
 def test_the_entities_of_a_multi_hop_clause_may_be_named_on_pages_of_their_own() -> None:
     """ "The daughter of Mary Curzon stars with Douglas Smith in what film?": Curzon's page
     names her daughter, the film's page names Douglas Smith; no page names both. Where a

@@ -17,9 +17,11 @@ from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State,
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    distinctive_numbers,
     filed_names,
     head_word,
     kind_words,
+    mentions_number,
     mentions_point_release,
     names_one_of,
     names_subject,
@@ -77,8 +79,11 @@ def coverage_gaps(
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
     unnamed = unnamed_subjects(state, sub_question, ranked)
     unanswered = why_unanswered(state, sub_question, ranked, unnamed)
-    if unanswered:
-        queries = subject_queries(sub_question, unnamed)[: context.follow_up_queries]
+    if unanswered:  # search for what is missing: a subject, else a number the question gives
+        missing_subjects = unnamed or [
+            (set(), [number]) for number in unsaid_numbers(state, sub_question, ranked)
+        ]
+        queries = subject_queries(sub_question, missing_subjects)[: context.follow_up_queries]
         gaps.append(new_gap(state, sub_question, "unanswered", unanswered, queries or follow_ups))
     if missing:
         gaps.append(
@@ -118,6 +123,9 @@ def why_unanswered(
     for names, phrases in unnamed[:1]:
         shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
         return f"no passage names {shown}"
+    unsaid = unsaid_numbers(state, sub_question, ranked)
+    if unsaid:  # "Who was elected Debian Project Leader in 2024?" in a book of 2022
+        return f"no passage mentions {', '.join(unsaid)}"
     # The answer may sit in a passage about a name the first passages led to (the second
     # hop of a question), so any selected passage may hold it; not one about another
     # product, when the corpus files documents under the names the question gives.
@@ -147,6 +155,16 @@ def why_unanswered(
     ):
         return f"no passage about it gives {kind_words(kind)}"
     return ""
+
+
+def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> list[str]:
+    """The years, versions and figures the sub-question gives (`distinctive_numbers`)
+    that no selected passage, its title, headings or place says."""
+    return [
+        number
+        for number in distinctive_numbers(sub_question.text)
+        if not any(mentions_number(_in_place(state, e), number) for e in ranked)
+    ]
 
 
 def unnamed_subjects(
@@ -217,6 +235,12 @@ def _frame(state: State, record: Evidence) -> str:
 
 def _with_title(state: State, record: Evidence) -> str:
     return f"{_frame(state, record)}\n{record.text}"
+
+
+def _in_place(state: State, record: Evidence) -> str:
+    """The passage with its title, headings and place: all that says what it is of."""
+    source = state.sources.get(record.source_id)
+    return f"{_with_title(state, record)}\n{source.place if source else ''}"
 
 
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:

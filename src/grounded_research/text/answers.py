@@ -291,6 +291,32 @@ def _exactly(number: str) -> str:
     return re.escape(number) + r"(?![\w]|\.\d)"
 
 
+def distinctive_numbers(question: str) -> list[str]:
+    """The numbers a question gives that pick out one thing: a year, a version, a figure
+    of three digits or more ("Who was elected in 2024?", "What changed in 3.12?"); not a
+    small count, which any page holds."""
+    return list(dict.fromkeys(_DISTINCTIVE.findall(question)))
+
+
+def mentions_number(text: str, number: str) -> bool:
+    """Whether the text says the number as written, or with its thousands grouped
+    ("2,000") or without its leading zero (".300")."""
+    digits = re.escape(number)
+    if re.fullmatch(r"\d{4,}", number):
+        digits = r"[,\u202f ]?".join(_thousands(number))
+    elif number.startswith("0."):
+        digits = "0?" + re.escape(number[1:])
+    return re.search(rf"(?<![\w.]){digits}(?![\w]|\.\d)", text) is not None
+
+
+def _thousands(number: str) -> list[str]:
+    head = len(number) % 3 or 3
+    return [number[:head], *(number[i : i + 3] for i in range(head, len(number), 3))]
+
+
+_DISTINCTIVE = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)*|\d{3,})(?![\w]|\.\d)")
+
+
 _GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
 _KIND_WORDS = {
     "date": "a date",
