@@ -288,33 +288,32 @@ def _named_release(name: Sequence[str], number: str) -> str:
 
 
 def _exactly(number: str) -> str:
-    return re.escape(number) + r"(?![\w]|\.\d)"
+    return re.escape(number) + _NUMBER_END
+
+
+_NUMBER_END = r"(?![\w]|\.\d)"  # "3.11" is not "3.11.2", "2024" not "20240"
 
 
 def distinctive_numbers(question: str) -> list[str]:
     """The numbers a question gives that pick out one thing: a year, a version, a figure
     of three digits or more ("Who was elected in 2024?", "What changed in 3.12?"); not a
     small count, which any page holds."""
-    return list(dict.fromkeys(_DISTINCTIVE.findall(question)))
+    given = _GIVEN_NUMBER.findall(question)
+    return list(dict.fromkeys(n for n in given if "." in n or len(n) >= 3))
 
 
 def mentions_number(text: str, number: str) -> bool:
     """Whether the text says the number as written, or with its thousands grouped
     ("2,000") or without its leading zero (".300")."""
-    digits = re.escape(number)
     if re.fullmatch(r"\d{4,}", number):
-        digits = r"[,\u202f ]?".join(_thousands(number))
+        head = len(number) % 3 or 3
+        groups = [number[:head], *(number[i : i + 3] for i in range(head, len(number), 3))]
+        spelled = r"[,\u202f ]?".join(groups) + _NUMBER_END
     elif number.startswith("0."):
-        digits = "0?" + re.escape(number[1:])
-    return re.search(rf"(?<![\w.]){digits}(?![\w]|\.\d)", text) is not None
-
-
-def _thousands(number: str) -> list[str]:
-    head = len(number) % 3 or 3
-    return [number[:head], *(number[i : i + 3] for i in range(head, len(number), 3))]
-
-
-_DISTINCTIVE = re.compile(r"(?<![\w.])(\d+\.\d+(?:\.\d+)*|\d{3,})(?![\w]|\.\d)")
+        spelled = "0?" + _exactly(number[1:])
+    else:
+        spelled = _exactly(number)
+    return re.search(r"(?<![\w.])" + spelled, text) is not None
 
 
 _GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
@@ -525,7 +524,7 @@ def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
 
 
-_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w]|\.\d)")
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*" + _NUMBER_END)
 _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "version": "version versions release releases 版本",
     "name": "name names 名字 名称",
