@@ -17,29 +17,21 @@ Exit 0 when every check passes, 1 otherwise (each failure is printed).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-_spec = importlib.util.spec_from_file_location(
-    "docs_eval_zh_check", ROOT / "benchmarks/docs_eval_zh/check.py"
-)
-assert _spec is not None and _spec.loader is not None
-check = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = check
-_spec.loader.exec_module(check)
-
-FULL_CORPUS = ROOT / "benchmarks" / ".data" / "corpus-admin-zh"
+sys.path.insert(0, str(HERE.parent / "docs_eval_zh"))
+import check  # noqa: E402  (benchmarks/docs_eval_zh/check.py)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=FULL_CORPUS, help="the corpus folder")
+    default = HERE.parent / ".data" / "corpus-admin-zh"
+    parser.add_argument("--corpus", type=Path, default=default, help="the corpus folder")
     args = parser.parse_args()
     splits = [str(HERE / "dev.jsonl"), str(HERE / "test.jsonl")]
-    return check.main([*splits, "--corpus", str(args.corpus), "--completeness"])
+    return int(check.main([*splits, "--corpus", str(args.corpus), "--completeness"]))
 
 
 if __name__ == "__main__":

@@ -345,6 +345,23 @@ def main() -> int:
     return check_sets(sets, FULL_SET, args.scan, "benchmarks/docs_eval.py fetches it")
 
 
+def set_main(folder: Path, packages: tuple[str, ...], corpus: str, name: str) -> int:
+    """The command line of another set checked by these rules (benchmarks/manuals_eval/,
+    benchmarks/admin_eval/): its questions.jsonl in `folder`, its package tags, its corpus
+    folder under benchmarks/.data/ (or `--corpus`) and its name for docs_eval.py --set."""
+    parser = argparse.ArgumentParser(description=f"Check the {name} set with these rules.")
+    default = ROOT / "benchmarks" / ".data" / corpus
+    parser.add_argument("--corpus", type=Path, default=default, help="the corpus folder")
+    parser.add_argument("--write-splits", action="store_true", help="rewrite dev/test first")
+    parser.add_argument("--scan", action="store_true", help="review pages outside the gold")
+    args = parser.parse_args()
+    full_set = folder / "questions.jsonl"
+    if args.write_splits:
+        write_splits(full_set, packages)
+    fetch = f"python benchmarks/docs_eval.py --set {name} fetches it"
+    return check_sets([(full_set, args.corpus.resolve())], full_set, args.scan, fetch, packages)
+
+
 def check_sets(
     sets: list[tuple[Path, Path]],
     full_set: Path,

@@ -16,38 +16,14 @@ Exit 0 when every check passes, 1 otherwise (each failure is printed).
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-_spec = importlib.util.spec_from_file_location(
-    "docs_eval_check", ROOT / "benchmarks/docs_eval/check.py"
-)
-assert _spec is not None and _spec.loader is not None
-check = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = check  # its worker processes import it by this name
-_spec.loader.exec_module(check)
+sys.path.insert(0, str(HERE.parent / "docs_eval"))
+import check  # noqa: E402  (benchmarks/docs_eval/check.py)
 
 PACKAGES = ("apache", "sphinx", "bash")  # the package tags: apache2-doc, sphinx-doc, bash-doc
-FULL_SET = HERE / "questions.jsonl"
-FULL_CORPUS = ROOT / "benchmarks" / ".data" / "corpus-manuals"
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=FULL_CORPUS, help="the corpus folder")
-    parser.add_argument("--write-splits", action="store_true", help="rewrite dev/test first")
-    parser.add_argument("--scan", action="store_true", help="review pages outside the gold")
-    args = parser.parse_args()
-    if args.write_splits:
-        check.write_splits(FULL_SET, PACKAGES)
-    fetch = "python benchmarks/docs_eval.py --set manuals fetches it"
-    sets = [(FULL_SET, args.corpus.resolve())]
-    return int(check.check_sets(sets, FULL_SET, args.scan, fetch, PACKAGES))
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(check.set_main(HERE, PACKAGES, "corpus-manuals", "manuals"))
