@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from grounded_research import cli
+from grounded_research.gaps.rules import UNANSWERED
 from grounded_research.report.citations import (
     Citations,
     citation_valid,
@@ -20,7 +21,8 @@ from grounded_research.report.citations import (
     judge,
     split_claims,
 )
-from grounded_research.report.unresolved import in_plain_words
+from grounded_research.report.sections import LABELS
+from grounded_research.report.unresolved import in_plain_words, reason_in_words
 from grounded_research.report.verify import rule_verdicts
 from grounded_research.state import ConflictSide, Evidence, Gap
 from tests.conftest import EXAMPLE_CORPUS, ROOT
@@ -167,6 +169,31 @@ def test_open_gaps_read_in_plain_words() -> None:
         "unanswered": "No passage names PostgreSQL 17.",
         "conflict": "Sources disagree on A1 (wh/kg): 450 Wh/kg or 390 Wh/kg (see Conflicts).",
     }
+
+
+def test_why_a_chinese_question_is_not_answered_reads_in_chinese() -> None:
+    """The gap check's reasons are worded in the report's language, the kind of answer
+    too; a reason it has no words for (a model's judgement) stays as it is."""
+    said = [
+        in_plain_words(gap("unanswered", detail), "", "zh")
+        for detail in (
+            "no passage names ms-dos",
+            "no passage mentions 2024",
+            "no passage about it gives a date",
+            "the model found no answer",
+        )
+    ]
+    assert said == [
+        "没有段落提到 ms-dos。",
+        "没有段落提到 2024。",
+        "相关段落都没有给出日期。",
+        "The model found no answer.",
+    ]
+    assert reason_in_words("no passage about it gives an answer", LABELS["zh"]) == (
+        "相关段落都没有给出答案"
+    )
+    assert set(UNANSWERED) == {key[4:] for key in LABELS["zh"] if key.startswith("why_")}
+    assert set(UNANSWERED) == {key[4:] for key in LABELS["en"] if key.startswith("why_")}
 
 
 # The README's example, run ---------------------------------------------------------------

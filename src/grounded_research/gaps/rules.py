@@ -45,14 +45,37 @@ DETAILS: dict[GapKind, str] = {
 }
 
 
+# Why a sub-question is not answered (`why_unanswered`), by reason: {what} is what is
+# missing (names, numbers, the asked noun, the kind of answer as `kind_words` says it).
+UNANSWERED: dict[str, str] = {
+    "unnamed": "no passage names {what}",
+    "unsaid": "no passage mentions {what}",
+    "unheaded": "no passage about it mentions {what}",
+    "no_kind": "no passage about it gives {what}",
+}
+
+
 def detail_parts(gap: Gap) -> dict[str, str]:
-    """The parts of a gap's detail as `DETAILS` wrote them; none when it holds none
-    (a gap of another kind, or written before its kind had a format)."""
+    """The parts of a gap's detail as `DETAILS` wrote them, or for an unanswered gap as
+    `UNANSWERED` did (with its "reason"); none when it holds none (a gap of another kind,
+    or written before its kind had a format)."""
+    if gap.kind == "unanswered":
+        return unanswered_parts(gap.detail)
     template = DETAILS.get(gap.kind)
-    if template is None:
-        return {}
+    return _parts(template, gap.detail) if template else {}
+
+
+def unanswered_parts(detail: str) -> dict[str, str]:
+    """An unanswered gap's "reason" (a key of `UNANSWERED`) and "what" is missing."""
+    for reason, template in UNANSWERED.items():
+        if parts := _parts(template, detail):
+            return {"reason": reason, **parts}
+    return {}
+
+
+def _parts(template: str, detail: str) -> dict[str, str]:
     pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(template))
-    found = re.fullmatch(pattern, gap.detail)
+    found = re.fullmatch(pattern, detail)
     return found.groupdict() if found else {}
 
 
@@ -122,10 +145,10 @@ def why_unanswered(
         unnamed = unnamed_subjects(state, sub_question, ranked)
     for names, phrases in unnamed[:1]:
         shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
-        return f"no passage names {shown}"
+        return UNANSWERED["unnamed"].format(what=shown)
     unsaid = unsaid_numbers(state, sub_question, ranked)
     if unsaid:  # "Who was elected Debian Project Leader in 2024?" in a book of 2022
-        return f"no passage mentions {', '.join(unsaid)}"
+        return UNANSWERED["unsaid"].format(what=", ".join(unsaid))
     # The answer may sit in a passage about a name the first passages led to (the second
     # hop of a question), so any selected passage may hold it; not one about another
     # product, when the corpus files documents under the names the question gives.
@@ -146,14 +169,14 @@ def why_unanswered(
         token = tokenize(head)[0]
         found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
         if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
-            return f"no passage about it mentions {head}"
+            return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
     if not any(
         asked.answered_by(record.text[start:end], f"{above}\n{lead}")
         for record, above in ((r, _frame(state, r)) for r in holding)
         for start, end, lead in _may_answer(record.text, asked)
     ):
-        return f"no passage about it gives {kind_words(kind)}"
+        return UNANSWERED["no_kind"].format(what=kind_words(kind))
     return ""
 
 

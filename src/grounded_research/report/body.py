@@ -25,6 +25,7 @@ from grounded_research.report.citations import (
     note,
 )
 from grounded_research.report.sections import REPORT_OWN
+from grounded_research.report.unresolved import reason_in_words
 from grounded_research.state import (
     WHOLE_QUESTION_ID,
     ConflictSide,
@@ -178,7 +179,7 @@ def extractive_body(
 
     parts: list[str] = []
     if not_answered:
-        answer = note(labels["not_answered"].format(why=not_answered))
+        answer = note(labels["not_answered"].format(why=reason_in_words(not_answered, labels)))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
     elif answering:
         said = f"{note(labels['disagree'])}\n\n" if disagreeing is not None else ""

@@ -89,6 +89,12 @@ LABELS: dict[Language, dict[str, str]] = {
         "second source confirms it.",
         "gap_conflict": "Sources disagree on {subject}: {values} (see {conflicts}).",
         "or": "or",
+        # Why the question is not answered (`unresolved.reason_in_words`, the gap check's
+        # `UNANSWERED` reasons): {what} is what is missing.
+        "why_unnamed": "no passage names {what}",
+        "why_unsaid": "no passage mentions {what}",
+        "why_unheaded": "no passage about it mentions {what}",
+        "why_no_kind": "no passage about it gives {what}",
     },
     "zh": {
         "findings": "结论",
@@ -122,6 +128,16 @@ LABELS: dict[Language, dict[str, str]] = {
         "gap_uncorroborated": "只有一个来源给出{subject}以 {unit} 计的数值，没有第二个来源证实。",
         "gap_conflict": "来源在{subject}上说法不一：{values}（见“{conflicts}”）。",
         "or": "或",
+        "why_unnamed": "没有段落提到 {what}",
+        "why_unsaid": "没有段落提到 {what}",
+        "why_unheaded": "相关段落都没有提到 {what}",
+        "why_no_kind": "相关段落都没有给出{what}",
+        "kind_date": "日期",
+        "kind_version": "版本号",
+        "kind_quantity": "数值",
+        "kind_name": "名称",
+        "kind_comparison": "可比较的日期或版本",
+        "kind_any": "答案",
     },
 }
 

@@ -9,10 +9,14 @@ question does not repeat it.
 
 from __future__ import annotations
 
+from typing import get_args
+
 from grounded_research.gaps.kinds import CONFLICT_KINDS
-from grounded_research.gaps.rules import detail_parts
+from grounded_research.gaps.rules import detail_parts, unanswered_parts
 from grounded_research.report.sections import LABELS, SECTIONS, Language
 from grounded_research.state import WHOLE_QUESTION_ID, Gap, State
+from grounded_research.text.answers import AnswerKind, kind_words
+from grounded_research.text.tokenize import has_cjk
 
 _CONFLICTS = next(section for section in SECTIONS if section.key == "conflicts").headings
 
@@ -60,12 +64,30 @@ def in_plain_words(gap: Gap, sub_question: str, lang: Language) -> str:
         sentence = labels["gap_facet"].format(terms=terms)
         sentence = sentence[:1].lower() + sentence[1:]  # the template's "No …"
     else:
-        sentence = " ".join(gap.detail.split())
+        sentence = " ".join(reason_in_words(gap.detail, labels).split())
         if not sentence.endswith((".", "!", "?", "。")):
-            sentence += "."
+            sentence += "。" if has_cjk(sentence) else "."
     if whole:
         return sentence[:1].upper() + sentence[1:]
     return labels["on"].format(about=about, sentence=sentence)
+
+
+def reason_in_words(detail: str, labels: dict[str, str]) -> str:
+    """Why a question is not answered, in the report's language (`labels`): the gap
+    check's reason ("no passage names PostgreSQL 17", `UNANSWERED`) in the words of
+    `why_<reason>`, the kind of answer in those of `kind_<kind>` where the language has
+    its own; any other detail as it is (a model's judgement)."""
+    parts = unanswered_parts(detail)
+    if not parts:
+        return detail
+    what = parts["what"]
+    if parts["reason"] == "no_kind":  # "a date", "an answer" (any kind of statement)
+        named = (f"kind_{k}" for k in _KINDS if kind_words(k) == what)
+        what = next((labels[key] for key in named if key in labels), what)
+    return labels[f"why_{parts['reason']}"].format(what=what)
+
+
+_KINDS: tuple[AnswerKind, ...] = get_args(AnswerKind)
 
 
 def _said_for_more(gap: Gap, gaps: list[Gap]) -> bool:
