@@ -143,8 +143,9 @@ def why_unanswered(
     kind = asked_kind(sub_question.text)
     if unnamed is None:
         unnamed = unnamed_subjects(state, sub_question, ranked)
-    for names, phrases in unnamed[:1]:
-        shown = ", ".join([*phrases, *sorted(n for n in names if not _in_any(n, phrases))])
+    for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
+        alone = {n for n in names if not _in_any(n, phrases)}
+        shown = ", ".join([*phrases, *names_as_written(alone, sub_question.text).split()])
         return UNANSWERED["unnamed"].format(what=shown)
     unsaid = unsaid_numbers(state, sub_question, ranked)
     if unsaid:  # "Who was elected Debian Project Leader in 2024?" in a book of 2022

@@ -191,7 +191,10 @@ def name_phrases(text: str) -> list[str]:
 
 def names_as_written(names: set[str], sentence: str) -> str:
     """The given (lower-cased) names in the sentence's own spelling and order."""
-    words = [w.strip(".,;:'’\"()").removesuffix("'s").removesuffix("’s") for w in sentence.split()]
+    words = [
+        w.strip(".,;:'’\"()？，。").removesuffix("'s").removesuffix("’s")
+        for w in cjk_spaced(sentence).split()
+    ]
     ordered = [w for w in dict.fromkeys(words) if w.lower() in names]
     return " ".join(ordered) or " ".join(sorted(names))
 
