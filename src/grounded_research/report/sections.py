@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from grounded_research.gaps.rules import UNANSWERED
 from grounded_research.text.tokenize import has_cjk
 
 Language = Literal["en", "zh"]
@@ -89,12 +90,9 @@ LABELS: dict[Language, dict[str, str]] = {
         "second source confirms it.",
         "gap_conflict": "Sources disagree on {subject}: {values} (see {conflicts}).",
         "or": "or",
-        # Why the question is not answered (`unresolved.reason_in_words`, the gap check's
-        # `UNANSWERED` reasons): {what} is what is missing.
-        "why_unnamed": "no passage names {what}",
-        "why_unsaid": "no passage mentions {what}",
-        "why_unheaded": "no passage about it mentions {what}",
-        "why_no_kind": "no passage about it gives {what}",
+        # Why the question is not answered (`unresolved.reason_in_words`): the gap
+        # check's own words, {what} being what is missing.
+        **{f"why_{reason}": words for reason, words in UNANSWERED.items()},
     },
     "zh": {
         "findings": "结论",

@@ -159,12 +159,12 @@ def _thing_asked_before(question: str, start: int) -> bool:
     """Whether the question opens with "which X" or "what X" before `start`: what
     follows is a clause about the X, not the question ("Which directive caps how many
     requests …"; not "…, which was founded in what year?")."""
-    head = _HEAD.match(question.lstrip())
+    head = _HEAD.match(question, len(question) - len(question.lstrip()))
     noun = _head_noun(question)
     return (
         head is not None
         and not head.group("aux")
-        and head.end("head") <= start - (len(question) - len(question.lstrip()))
+        and head.end("head") <= start
         and bool(noun)
         and _MEASURE_NOUN.fullmatch(noun) is None  # "Which port …" asks for a number
     )

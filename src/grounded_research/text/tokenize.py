@@ -228,7 +228,7 @@ def cjk_spaced(text: str) -> str:
     """The text with a space where a CJK character meets a Latin letter or a digit:
     Chinese writes names against its words ("Intel无线网卡是 firmware-iwlwifi"), and a
     regular expression's word (`\\w`) runs on through them."""
-    return _CJK_EDGE.sub(" ", text)
+    return _CJK_EDGE.sub(" ", text) if has_cjk(text) else text  # most text has none
 
 
 _CJK_EDGE = re.compile(rf"(?<=[{_CJK}{_KANA}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}{_KANA}])")
