@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 from grounded_research.api import ResearchResult, research
-from grounded_research.report.body import Quote, best_sentences, instruction_lines, with_lead
-from grounded_research.state import WHOLE_QUESTION_ID, Evidence
+from grounded_research.report.body import (
+    Quote,
+    best_sentences,
+    instruction_lines,
+    ranked_sentences,
+    with_lead,
+)
+from grounded_research.state import WHOLE_QUESTION_ID, Evidence, SubQuestion
 from grounded_research.text.answers import Asked
 from tests.conftest import write
 
@@ -498,3 +504,27 @@ def test_a_release_date_comes_from_a_passage_that_names_the_release(tmp_path: Pa
     result = ask(tmp_path, "On what date was Sphinx 3.5.5 released?", max_rounds=0)
 
     assert unanswered(result)
+
+
+def test_a_how_do_i_question_ranks_the_command_its_instruction_introduces() -> None:
+    """A command shares no word with the question ("dpkg-reconfigure
+    keyboard-configuration" for "how do I set the keyboard layout again"): it is read
+    with the paragraph that introduces its code block, it is a command, not a heading,
+    though a root prompt ("# ") opens it, and a "how do I" question is answered by one."""
+    text = (
+        "The keyboard layout was chosen when the system was installed. The layout of "
+        "a keyboard shows on the screen when you press a key.\n\n"
+        "Debian can set the keyboard layout with the keyboard-configuration package.\n\n"
+        "```\n# dpkg-reconfigure keyboard-configuration\n```\n"
+    )
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=120, end=500, score=1
+    )
+    question = SubQuestion(id="q", text="How do I set the keyboard layout again?")
+
+    ranked = ranked_sentences(question, [record], {}, {}, lambda _record, _offset: ())
+
+    assert [quote.sentence for quote in ranked][:2] == [
+        "Debian can set the keyboard layout with the keyboard-configuration package.",
+        "dpkg-reconfigure keyboard-configuration",  # above the sentences on the layout
+    ]

@@ -10,6 +10,7 @@ from grounded_research.text.chunking import (
     paragraphs,
     path_at,
     sentences,
+    sentences_with_lead,
 )
 
 TEXT = """# Aurora A1 (v2.1)
@@ -188,3 +189,21 @@ def test_a_short_line_ending_with_a_function_word_is_wrapped_prose() -> None:
         "        JSON format.\nWhere to Log\nShort line one"
     )
     assert [text[a:b].split()[0] for a, b in sentences(text)] == ["If", "Where", "Short"]
+
+
+def test_a_passage_cut_from_further_on_has_no_title_line() -> None:
+    """A plain-text document's first line is its title; a passage's first line is a
+    wrapped line like the others."""
+    text = (
+        "The configuration files that removed packages left behind can\nbe purged with one command."
+    )
+    assert len(sentences(text)) == 2  # a document: its title, then a line
+    assert [text[a:b] for a, b in sentences(text, titled=False)] == [text]
+
+
+def test_a_code_blocks_lines_may_lead_with_the_paragraph_that_introduces_it() -> None:
+    text = "To compute the checksum of an image, use\n\n```\nsha256sum filename.iso\n```\n"
+    [command] = [lead for s, _, lead in sentences_with_lead(text) if text[s] == "s"]
+    [introduced] = [lead for s, _, lead in sentences_with_lead(text, True) if text[s] == "s"]
+    assert command == "```\n"
+    assert introduced == "To compute the checksum of an image, use\n\n```\n"

@@ -175,7 +175,7 @@ def why_unanswered(
     if not any(
         asked.answered_by(record.text[start:end], f"{above}\n{lead}")
         for record, above in ((r, _frame(state, r)) for r in holding)
-        for start, end, lead in _may_answer(record.text, asked)
+        for start, end, lead in _may_answer(record, asked)
     ):
         return UNANSWERED["no_kind"].format(what=kind_words(kind))
     return ""
@@ -241,11 +241,12 @@ def subject_queries(
     return [q for q in dict.fromkeys(queries) if q]
 
 
-def _may_answer(text: str, asked: Asked) -> list[tuple[int, int, str]]:
+def _may_answer(record: Evidence, asked: Asked) -> list[tuple[int, int, str]]:
     """The sentences of a passage that may hold its answer, each with the text before it
     in its paragraph (read with it, as the answer line reads it): not code, unless a
     command is asked for."""
-    spans = sentences_with_lead(text)
+    text = record.text
+    spans = sentences_with_lead(text, titled=record.start == 0)
     if asked.answered_in_code or "```" not in text:
         return spans
     blocks = code_blocks(text)

@@ -70,6 +70,7 @@ ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
 FRAGMENT_WORDS = 5  # fewer words than the shortest statement: "The default is 1 GB."
 MIN_QUOTE_WORDS = 3
+COMMAND_WORDS = 2  # a command in a code block: "sha256sum filename.iso"
 CJK_CHARACTERS_PER_WORD = 2
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
@@ -418,6 +419,7 @@ def ranked_sentences(
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     code_names = identifiers(sub_question.text)
+    code_led = kind == "procedure" or asked.answered_in_code
     scored: list[tuple[float, int, Quote]] = []
     elsewhere: list[tuple[float, int, Quote]] = []  # about nothing the question names
     read: dict[str, Frame] = {}  # a passage's sentences mostly share one frame: read it once
@@ -434,17 +436,20 @@ def ranked_sentences(
         about = {unaccented(name) for name in names | named_terms(record.query)}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
-        for start, end, lead in sentences_with_lead(record.text):
+        titled = record.start == 0  # a passage cut from further on has no title line
+        blocks = code_blocks(record.text)
+        for start, end, lead in sentences_with_lead(record.text, code_led, titled):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             headings = headings_at(record, start)
-            if HEADING_LINE.match(record.text, start):
+            coded = inside(blocks, start)  # "# dpkg-reconfigure …" in code is a command
+            if HEADING_LINE.match(record.text, start) and not coded:
                 # A heading is shown beside the quotes under it, not quoted; unless it
                 # holds what is asked: changelogs date a release in its heading
                 # ("Release 1.0 (Jul 23, 2010)"). Then it stands under its parents.
                 if not asked.heads_answer(sentence):
                     continue
                 headings, lead = headings[:-1], ""
-            elif too_short(sentence):
+            elif too_short(sentence, COMMAND_WORDS if coded else MIN_QUOTE_WORDS):
                 continue
             above = read_frame(f"{frame(title, headings)}\n{lead}")
             named = not about or bool(about & (in_passage | above.names))
@@ -459,6 +464,8 @@ def ranked_sentences(
             relevance = shared / max(1, len(wanted))
             if kind not in STATEMENT_KINDS and holds_answer(kind, sentence):
                 relevance += ANSWER_BONUS
+            elif kind == "procedure" and (coded or "`" in sentence):
+                relevance += ANSWER_BONUS  # "how do I" is answered with a command
             if relevance >= MIN_RELEVANCE:
                 (scored if named else elsewhere).append(
                     (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))

@@ -52,12 +52,14 @@ def paragraphs(text: str) -> list[Span]:
     return spans
 
 
-def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+def sentences(text: str, start: int = 0, end: int | None = None, titled: bool = True) -> list[Span]:
     """Sentence spans inside `text[start:end]`; lines of lists, headings and tables and
-    lines that end a sentence stand alone, hard-wrapped prose is joined."""
+    lines that end a sentence stand alone, hard-wrapped prose is joined. `titled`: the
+    text starts a document, whose first line is its title (not a passage cut from it,
+    whose first line is one like the others)."""
     end = len(text) if end is None else end
     spans: list[Span] = []
-    for line_start, line_end in _logical_lines(text, start, end):
+    for line_start, line_end in _logical_lines(text, start, end, titled):
         position = line_start
         for match in _SENTENCE_END.finditer(text, line_start, line_end):
             if _ABBREVIATION.search(text[max(line_start, match.start() - 8) : match.start()]):
@@ -68,14 +70,27 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return spans
 
 
-def sentences_with_lead(text: str) -> list[tuple[int, int, str]]:
+def sentences_with_lead(
+    text: str, code_led: bool = False, titled: bool = True
+) -> list[tuple[int, int, str]]:
     """Each sentence's span with the text before it in its paragraph (which often says
-    what a bare value is the value of: a table's earlier rows, a setting's description)."""
-    return [
-        (start, end, text[para_start:start])
-        for para_start, para_end in paragraphs(text)
-        for start, end in sentences(text, para_start, para_end)
-    ]
+    what a bare value is the value of: a table's earlier rows, a setting's description).
+    `code_led`: a code block's lines lead with the paragraph that introduces the block
+    too, for a question a command answers: a command says nothing of what it does
+    ("sha256sum filename.iso" after "To compute the checksum of a downloaded image,
+    use")."""
+    spans: list[tuple[int, int, str]] = []
+    previous = -1  # where the paragraph before starts
+    for para_start, para_end in paragraphs(text):
+        lead_start = para_start
+        if code_led and previous >= 0 and text.startswith("```", para_start):
+            lead_start = para_start if HEADING_LINE.match(text, previous) else previous
+        spans.extend(
+            (start, end, text[lead_start:start])
+            for start, end in sentences(text, para_start, para_end, titled)
+        )
+        previous = para_start
+    return spans
 
 
 def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
@@ -116,7 +131,7 @@ def chunk_text(text: str, chunk_size: int) -> list[Chunk]:
     return chunks
 
 
-def _logical_lines(text: str, start: int, end: int) -> list[Span]:
+def _logical_lines(text: str, start: int, end: int, titled: bool) -> list[Span]:
     lines: list[Span] = []
     position = start
     while position < end:
@@ -126,14 +141,14 @@ def _logical_lines(text: str, start: int, end: int) -> list[Span]:
         position = line_end + 1
     merged: list[Span] = []
     for line in lines:
-        if merged and _continues(text, merged[-1], line):
+        if merged and _continues(text, merged[-1], line, titled):
             merged[-1] = (merged[-1][0], line[1])
         else:
             merged.append(line)
     return merged
 
 
-def _continues(text: str, previous: Span, line: Span) -> bool:
+def _continues(text: str, previous: Span, line: Span, titled: bool) -> bool:
     previous_text = text[previous[0] : previous[1]].rstrip()
     line_text = text[line[0] : line[1]]
     if not previous_text or not line_text.strip():
@@ -142,7 +157,8 @@ def _continues(text: str, previous: Span, line: Span) -> bool:
         return False
     if previous_text.rsplit(None, 1)[-1].lower() in _CONTINUING:
         return True
-    if previous[0] == 0 and len(previous_text) < 120 and not _BLOCK_LINE.match(previous_text):
+    title = titled and previous[0] == 0 and len(previous_text) < 120
+    if title and not _BLOCK_LINE.match(previous_text):
         return False  # the first line of a plain-text file is its title; not a list item
     return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
 
