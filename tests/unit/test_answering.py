@@ -528,3 +528,21 @@ def test_a_how_do_i_question_ranks_the_command_its_instruction_introduces() -> N
         "Debian can set the keyboard layout with the keyboard-configuration package.",
         "dpkg-reconfigure keyboard-configuration",  # above the sentences on the layout
     ]
+
+
+def test_a_report_with_nothing_close_enough_to_quote_does_not_promise_quotes(
+    tmp_path: Path,
+) -> None:
+    """When no sentence comes close to an unanswered question, the report says so
+    instead of announcing closest material below that is not there."""
+    write(
+        tmp_path / "corpus",
+        "guide/boot.md",
+        "# 5.3. Boot Parameters\n\nBoot parameters are Linux kernel parameters. The "
+        "installer accepts BOOT_DEBUG=2 for more verbose logging.\n",
+    )
+    result = ask(tmp_path, "What does the boot parameter BOOT_DEBUG=4 do?")
+
+    assert unanswered(result) == ["no passage names BOOT_DEBUG=4"]
+    assert "nothing found comes close enough to quote" in result.report
+    assert "quoted below" not in result.report and "“" not in result.report

@@ -179,8 +179,9 @@ def extractive_body(
         return "\n".join(lines)
 
     parts: list[str] = []
-    if not_answered:
-        answer = note(labels["not_answered"].format(why=reason_in_words(not_answered, labels)))
+    if not_answered:  # quoting the closest material, if anything comes close
+        said = "not_answered" if any(chosen.values()) else "not_answered_unquoted"
+        answer = note(labels[said].format(why=reason_in_words(not_answered, labels)))
         parts.append(f"## {labels['answer']}\n\n{answer}\n")
     elif answering:
         said = f"{note(labels['disagree'])}\n\n" if disagreeing is not None else ""

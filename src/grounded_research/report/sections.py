@@ -57,6 +57,8 @@ LABELS: dict[Language, dict[str, str]] = {
         "closest": "Closest material",
         "not_answered": "The sources searched do not answer this question ({why}); the "
         "closest material found is quoted below.",
+        "not_answered_unquoted": "The sources searched do not answer this question ({why}); "
+        "nothing found comes close enough to quote.",
         "no_direct": f"No passage answers this directly; see {_UNRESOLVED['en']}.",
         "disagree": f"The sources disagree; the most recent first (see {_CONFLICTS['en']}).",
         "latest": "most recent",
@@ -99,6 +101,8 @@ LABELS: dict[Language, dict[str, str]] = {
         "answer": "答案",
         "closest": "最接近的内容",
         "not_answered": "检索到的资料没有回答这个问题（{why}）；下面引用的是找到的最接近的内容。",
+        "not_answered_unquoted": "检索到的资料没有回答这个问题（{why}）；"
+        "找到的内容都不够接近，未予引用。",
         "no_direct": f"没有段落直接回答这一点；见“{_UNRESOLVED['zh']}”。",
         "disagree": f"来源说法不一；最新的在前（见“{_CONFLICTS['zh']}”）。",
         "latest": "最新",

@@ -128,7 +128,8 @@ _KEY_PHRASE = re.compile(
 )
 _ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _IDENTIFIER = re.compile(
-    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*"
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
+    r"\b[A-Z][A-Z0-9_]{2,}=[\w.-]+"  # a setting with its value: BOOT_DEBUG=4
 )
 
 
