@@ -546,3 +546,35 @@ def test_a_report_with_nothing_close_enough_to_quote_does_not_promise_quotes(
     assert unanswered(result) == ["no passage names BOOT_DEBUG=4"]
     assert "nothing found comes close enough to quote" in result.report
     assert "quoted below" not in result.report and "“" not in result.report
+
+
+def test_a_word_many_page_titles_share_does_not_make_a_sentence_about_a_name() -> None:
+    """ "Pavilion" of "Harbour Lights Pavilion" is also the last word of three other
+    pages' titles: their sentences are about other pavilions, not about the one asked
+    of, and do not crowd out the second hop (the city it stands in)."""
+    pages = {
+        "s1": ("Harbour Lights Pavilion", "The Harbour Lights Pavilion is an open-air venue "
+               "in Dunmore, on the river front."),
+        "s2": ("Dunmore", "Dunmore is a city on the river. Dunmore is known as the Lantern "
+               "City of the coast."),
+        "s3": ("Concord Pavilion", "Concord Pavilion is an amphitheatre located in a city "
+               "park, with seats for twelve thousand."),
+        "s4": ("Bajing Pavilion", "The Bajing Pavilion is a three-level pavilion located "
+               "on the city wall."),
+        "s5": ("Oleson Park Pavilion", "The Oleson Park Pavilion is a bandshell located in "
+               "a city park."),
+    }  # fmt: skip
+    records = [
+        Evidence(id=f"e{source}", source_id=source, sub_question_id="q", text=text, start=0,
+                 end=len(text), score=1, query=question)
+        for source, (_, text) in pages.items()
+        for question in ["What is the nickname of the city where Harbour Lights Pavilion is?"]
+    ]  # fmt: skip
+    question = SubQuestion(id="q", text=records[0].query)
+    titles = {source: title for source, (title, _) in pages.items()}
+
+    ranked = [q.sentence for q in ranked_sentences(question, records, titles, {}, lambda *_: ())]
+
+    assert "Dunmore is known as the Lantern City of the coast." in ranked
+    others = ("Concord", "The Bajing", "The Oleson")
+    assert not any(sentence.startswith(others) for sentence in ranked)

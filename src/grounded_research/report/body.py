@@ -59,7 +59,7 @@ from grounded_research.text.chunking import (
 )
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import named_terms
+from grounded_research.text.facts import name_phrases, named_terms
 from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
@@ -432,9 +432,10 @@ def ranked_sentences(
         return read[text]
 
     names |= bridged_names(names, records, titles, places)
+    generic = generic_words(sub_question.text, records, titles)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
-        about = {unaccented(name) for name in names | named_terms(record.query)}
+        about = {unaccented(name) for name in (names | named_terms(record.query)) - generic}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         titled = record.start == 0  # a passage cut from further on has no title line
@@ -472,6 +473,26 @@ def ranked_sentences(
                     (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
+
+
+def generic_words(question: str, records: list[Evidence], titles: dict[str, str]) -> set[str]:
+    """The words of a name of several words that the titles of three or more other pages
+    share ("Pavilion" of "Darling's Waterfront Pavilion", beside "Concord Pavilion",
+    "Bajing Pavilion" and "Kertha Gosa Pavilion"): a sentence about one of those is not
+    about the name. Its other words still say what a sentence must be about."""
+    pages = [named_terms(title) for title in {titles.get(r.source_id, "") for r in records}]
+    generic: set[str] = set()
+    for phrase in name_phrases(question):
+        words = named_terms(phrase)
+        if len(words) < 2:
+            continue
+        for word in words:
+            others = words - {word}
+            if sum(1 for page in pages if word in page and not others & page) >= 3:
+                generic.add(word)
+        if words <= generic:
+            generic -= words
+    return generic
 
 
 def bridged_names(
