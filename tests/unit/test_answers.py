@@ -80,6 +80,11 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("date", "PostgreSQL 15 was released on 2022-10-13.", True),
         ("date", "Release date: October 13, 2022", True),
         ("date", "Thanks to everyone who contributed to this release.", False),
+        # history dates by centuries, not only by years
+        ("date", "The founding of the abbey dates back to the late 12th Century.", True),
+        ("date", "It was spoken between the 8th and 16th centuries.", True),
+        ("date", "这座城堡建于 12 世纪。", True),
+        ("date", "The 3rd edition added two chapters.", False),
         ("version", "New in version 3.10.", True),
         ("version", "MERGE INTO target USING source ON condition", False),
         ("quantity", "The default is 100 connections.", True),
