@@ -488,3 +488,22 @@ def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
     asked = Asked.of(question)
     assert asked.heads_answer("Release 2.4.5 (released Nov 18, 2021)")
     assert not asked.heads_answer("Release 3.0.0 (released Apr 06, 2020)")
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "holds"),
+    [
+        ("How long is the bridge over the strait?", "The bridge runs nearly 8 km.", True),
+        ("How long is the bridge over the strait?", "The region has 3.7 million people.", False),
+        ("How long does the server wait on a lock?", "The default is five seconds.", True),
+        ("How much memory does the installer need?", "It needs 256 MB of RAM.", True),
+        ("How much memory does the installer need?", "It runs on 2 of the 3 disks.", False),
+        ("这座桥有多长？", "大桥全长约 8 公里。", True),
+        # a count is not a measure: any number answers "how many"
+        ("How many loose objects trigger a pack?", "The default value is 6700.", True),
+    ],
+)
+def test_a_length_duration_or_size_asked_for_is_a_number_with_its_unit(
+    question: str, sentence: str, holds: bool
+) -> None:
+    assert Asked.of(question).holds_value(sentence) is holds

@@ -39,7 +39,6 @@ from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
     filed_names,
-    holds_answer,
     identifiers,
     mentions_identifier,
     named_in_location,
@@ -464,7 +463,7 @@ def ranked_sentences(
             terms = set(tokenize(sentence))
             shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))
-            if kind not in STATEMENT_KINDS and holds_answer(kind, sentence):
+            if kind not in STATEMENT_KINDS and asked.holds_value(sentence):
                 relevance += ANSWER_BONUS
             elif kind == "procedure" and (coded or "`" in sentence):
                 relevance += ANSWER_BONUS  # "how do I" is answered with a command

@@ -539,6 +539,20 @@ _DEFAULT = re.compile(
 )
 
 
+_MEASURE_ASKED = re.compile(
+    r"\bhow\s+(?:long|far|tall|high|wide|deep|big|large|heavy)\b|"
+    r"\bhow\s+much\s+(?:memory|ram|space|disk|storage)\b|多长|多久|多大|多高|多远|多重",
+    re.IGNORECASE,
+)
+_MEASURED = re.compile(
+    rf"(?:\d+(?:[.,]\d+)*|\b(?:a|an|one|{_NUMBER_WORDS}))[\s-]*(?:km|kilomet(?:er|re)s?|met(?:er|re)s?|"
+    r"m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|min(?:ute)?s?|h|"
+    r"hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|(?:kilo|mega|giga|tera)bytes?|kg|"
+    r"tons?|tonnes?|pounds?|lbs?)\b|\d\s*(?:公里|米|秒|分钟|小时|天|周|个月|年|[KMGT]i?B|字节|千克|公斤)",
+    re.IGNORECASE,
+)
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -550,6 +564,7 @@ class Asked(NamedTuple):
     default: bool
     codes: set[str]
     given: re.Pattern[str] | None  # the numbers the question itself gives
+    measure: bool = False  # "how long is the bridge": a number with its unit answers
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -562,7 +577,16 @@ class Asked(NamedTuple):
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
+            kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
         )
+
+    def holds_value(self, sentence: str) -> bool:
+        """Whether the sentence holds a value of the asked kind (`holds_answer`); a
+        length, a duration or a size asked for, with a unit: "How long is the bridge?"
+        is answered by "nearly 8 km", not by "a population of 3.7 million"."""
+        if not holds_answer(self.kind, sentence):
+            return False
+        return not self.measure or _MEASURED.search(sentence) is not None
 
     def answered_by(self, sentence: str, frame: str) -> bool:
         """Whether the sentence, under its title and headings (`frame`), answers: it
