@@ -498,6 +498,7 @@ def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
         ("How long does the server wait on a lock?", "The default is five seconds.", True),
         ("How much memory does the installer need?", "It needs 256 MB of RAM.", True),
         ("How much memory does the installer need?", "It runs on 2 of the 3 disks.", False),
+        ("How long is the bridge over the strait?", "As long as 3 others, as it was.", False),
         ("这座桥有多长？", "大桥全长约 8 公里。", True),
         # a count is not a measure: any number answers "how many"
         ("How many loose objects trigger a pack?", "The default value is 6700.", True),

@@ -545,10 +545,11 @@ _MEASURE_ASKED = re.compile(
     re.IGNORECASE,
 )
 _MEASURED = re.compile(
-    rf"(?:\d+(?:[.,]\d+)*|\b(?:a|an|one|{_NUMBER_WORDS}))[\s-]*(?:km|kilomet(?:er|re)s?|met(?:er|re)s?|"
-    r"m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|min(?:ute)?s?|h|"
-    r"hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|(?:kilo|mega|giga|tera)bytes?|kg|"
-    r"tons?|tonnes?|pounds?|lbs?)\b|\d\s*(?:公里|米|秒|分钟|小时|天|周|个月|年|[KMGT]i?B|字节|千克|公斤)",
+    rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:a|an|one|{_NUMBER_WORDS})[\s-]+)(?:km|kilomet(?:er|re)s?|"
+    r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
+    r"min(?:ute)?s?|h|hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|"
+    r"(?:kilo|mega|giga|tera)bytes?|kg|tons?|tonnes?|pounds?|lbs?)\b|"
+    r"\d\s*(?:公里|米|秒|分钟|小时|天|周|个月|年|[KMGT]i?B|字节|千克|公斤)",
     re.IGNORECASE,
 )
 
