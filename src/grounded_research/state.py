@@ -118,6 +118,12 @@ class Evidence(BaseModel):
         """The same passage found for two sub-questions is two records, one passage."""
         return (self.source_id, self.start, self.end)
 
+    @property
+    def opens_source(self) -> bool:
+        """Whether the passage starts its source's text, whose first line may be its
+        title; a passage cut from further on has no title line."""
+        return self.start == 0
+
 
 class Selection(BaseModel):
     """What one `select_context` made of what gathering found: its verdicts, kept apart

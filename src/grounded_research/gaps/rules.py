@@ -246,7 +246,7 @@ def _may_answer(record: Evidence, asked: Asked) -> list[tuple[int, int, str]]:
     in its paragraph (read with it, as the answer line reads it): not code, unless a
     command is asked for."""
     text = record.text
-    spans = sentences_with_lead(text, titled=record.start == 0)
+    spans = sentences_with_lead(text, titled=record.opens_source)
     if asked.answered_in_code or "```" not in text:
         return spans
     blocks = code_blocks(text)
@@ -262,16 +262,19 @@ def _with_title(state: State, record: Evidence) -> str:
     return f"{_frame(state, record)}\n{record.text}"
 
 
+def _place(state: State, record: Evidence) -> str:
+    source = state.sources.get(record.source_id)
+    return source.place if source else ""
+
+
 def _in_place(state: State, record: Evidence) -> str:
     """The passage with its title, headings and place: all that says what it is of."""
-    source = state.sources.get(record.source_id)
-    return f"{_with_title(state, record)}\n{source.place if source else ''}"
+    return f"{_with_title(state, record)}\n{_place(state, record)}"
 
 
 def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
-    source = state.sources.get(record.source_id)
-    place = source.place if source else ""
-    return names_subject(record.text, subject, _frame(state, record), place, about=True)
+    frame = _frame(state, record)
+    return names_subject(record.text, subject, frame, _place(state, record), about=True)
 
 
 def _names_release(
@@ -289,9 +292,7 @@ def names_any(state: State, record: Evidence, names: set[str]) -> bool:
     """Whether a passage, its source's title, its headings or its place (packaged docs
     name their product in the path, a manual in its collection's name) name one of
     these names."""
-    source = state.sources.get(record.source_id)
-    place = source.place if source else ""
-    return names_one_of(names, record.text, _frame(state, record), place)
+    return names_one_of(names, record.text, _frame(state, record), _place(state, record))
 
 
 def _in_any(name: str, phrases: list[str]) -> bool:

@@ -437,9 +437,9 @@ def ranked_sentences(
         about = {unaccented(name) for name in (names | named_terms(record.query)) - generic}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
-        titled = record.start == 0  # a passage cut from further on has no title line
         blocks = code_blocks(record.text)
-        for start, end, lead in sentences_with_lead(record.text, code_led, titled):
+        spans = sentences_with_lead(record.text, code_led, record.opens_source)
+        for start, end, lead in spans:
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             headings = headings_at(record, start)
             coded = inside(blocks, start)  # "# dpkg-reconfigure …" in code is a command

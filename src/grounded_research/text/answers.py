@@ -61,18 +61,19 @@ _DATE = re.compile(
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
     re.IGNORECASE,
 )
-# Nouns of a measure: "Which port does it listen on by default?" asks for a number.
-_MEASURE_NOUN = re.compile(
-    r"(?:limit|size|number|value|length|port|timeout|density|capacity|speed|rate|weight|"
-    r"price|cost|range|temperature|voltage|percentage|share|amount|level|quality|priority)s?"
+_SETTING_NOUNS = "limit|size|number|value|length|port|timeout"  # "what is the default port"
+_MEASURES = (  # "what energy density", "what price"
+    "density|capacity|speed|rate|size|length|weight|price|cost|range|temperature|voltage|"
+    "percentage|share|amount|level|quality"
 )
+# Nouns of a measure: "Which port does it listen on by default?" asks for a number.
+_MEASURE_NOUN = re.compile(rf"(?:{_SETTING_NOUNS}|{_MEASURES}|priority)s?")
 _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
-    r"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|limit|size|number|value|length|"
-    r"port|timeout)\b|\b(?:default|maximum|minimum|limit)\b|"
+    rf"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|{_SETTING_NOUNS})\b|"
+    r"\b(?:default|maximum|minimum|limit)\b|"
     r"\bunless (?:configured|set|told|specified) otherwise\b|"
-    r"\bwhat\s+(?:\w+\s+)?(?:density|capacity|speed|rate|size|length|weight|price|cost|range|"
-    r"temperature|voltage|percentage|share|amount|level|quality)\b|"
+    rf"\bwhat\s+(?:\w+\s+)?(?:{_MEASURES})\b|"
     r"多少|默认|缺省|上限|下限|最大|最小|几(?:个|天|年|次|周|月|小时|分钟|秒)|多大|多长|多久",
     re.IGNORECASE,
 )
@@ -565,7 +566,7 @@ class Asked(NamedTuple):
     default: bool
     codes: set[str]
     given: re.Pattern[str] | None  # the numbers the question itself gives
-    measure: bool = False  # "how long is the bridge": a number with its unit answers
+    measure: bool  # "how long is the bridge": a number with its unit answers
 
     @classmethod
     def of(cls, question: str) -> Asked:
