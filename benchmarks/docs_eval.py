@@ -6,7 +6,7 @@
     python benchmarks/docs_eval.py --set manuals --split dev    # the second set (below)
     python benchmarks/docs_eval.py --set admin-zh --split test  # the fourth (Chinese)
 
-Four sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+Five sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
 `--data` (default benchmarks/.data/, git-ignored):
 
 - `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
@@ -15,6 +15,9 @@ Four sets, each with its own corpus, fetched once by benchmarks/debian_docs.py i
 - `--set manuals`, benchmarks/manuals_eval/: manuals the project was never tuned on, to
   see whether the rules generalise (Bash 5.2, Apache HTTP Server 2.4 in English only,
   Sphinx 5.3), in `<data>/corpus-manuals`;
+- `--set runtimes`, benchmarks/runtimes_eval/: the Node.js 18 API documentation (without
+  its all-in-one page) and the Go 1.19 documentation (specification, the Go 1.17
+  specification, memory model, assembler guide), in `<data>/corpus-runtimes`;
 - `--set admin` and `--set admin-zh`, benchmarks/admin_eval/ and admin_eval_zh/: the
   Debian Administrator's Handbook and the Debian 12 installation guide, in English and
   in Simplified Chinese (`<data>/corpus-admin`, `<data>/corpus-admin-zh`), written after
@@ -87,6 +90,17 @@ def admin_keep(language: str) -> Callable[[str, str], bool]:
     return keep
 
 
+# The fifth set: two runtimes' documentation the project has not been tuned on (Node.js 18
+# API docs, the Go 1.19 specification and guides). nodejs-doc's api/all.html is every
+# other page concatenated (5.8 MB): it is left out, so that each fact has its own page.
+RUNTIMES = ("nodejs-doc", "golang-1.19-doc")
+
+
+def runtimes_keep(package: str, path: str) -> bool:
+    """The files of RUNTIMES that go into the corpus (besides the .html/.htm suffix)."""
+    return package != "nodejs-doc" or path != "usr/share/doc/nodejs/api/all.html"
+
+
 class QuestionSet(NamedTuple):
     folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
     packages: tuple[str, ...]
@@ -108,6 +122,9 @@ SETS = {
     ),
     "admin-zh": QuestionSet(
         HERE / "admin_eval_zh", ADMIN, "corpus-admin-zh", "cache-admin-zh", admin_keep("zh")
+    ),
+    "runtimes": QuestionSet(
+        HERE / "runtimes_eval", RUNTIMES, "corpus-runtimes", "cache-runtimes", runtimes_keep
     ),
 }
 
