@@ -405,6 +405,10 @@ def test_a_default_is_stated_for_what_is_asked(
         ("Which is the first Apache HTTP Server release that includes mod_http2?", ""),
         # the name asked for is the thing's, and its passage need not say "name"
         ("What is the name of the kingdom led by Aonghus Mór?", ""),
+        # a superlative says which value is asked for, not what is asked
+        ("What is the smallest value readline's crlfDelay is coerced to?", "value"),
+        ("What is the largest value UV_THREADPOOL_SIZE accepts?", "value"),
+        ("Which test fails first?", "test"),
     ],
 )
 def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(

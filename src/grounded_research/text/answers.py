@@ -439,6 +439,9 @@ _ORDER_WORDS = frozenset(
         *("next", "previous", "current", "final", "initial"),
     ]
 )
+# A superlative ("smallest", "largest") says which of the things that follow it
+# is asked for, not what they are.
+_SUPERLATIVE = re.compile(r"[a-z]{3,}est", re.IGNORECASE)
 _AUXILIARY = frozenset(
     [
         *_DO_BE,
@@ -498,6 +501,9 @@ def _head_noun(question: str) -> str:
     if head.lower() in _ORDER_WORDS:
         return ""  # "the first Apache HTTP Server release that …": a modifier, not the thing
     after = (match.group("next") or "").strip()
+    modified = after.isalpha() and after.islower() and after not in _AUXILIARY | _OBJECT_START
+    if _SUPERLATIVE.fullmatch(head) and modified:
+        return after  # "the smallest value …" asks for a value
     takes_object = after.lower() in _OBJECT_START or (after[:1].isupper() and head.islower())
     if not match.group("aux") and (head.lower().endswith("ed") or takes_object):
         return ""
