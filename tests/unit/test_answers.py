@@ -17,6 +17,7 @@ from grounded_research.text.answers import (
     mentions_identifier,
     mentions_number,
     mentions_phrase,
+    named_in_location,
     names_other_release,
     names_subject,
     subjects,
@@ -512,3 +513,13 @@ def test_a_length_duration_or_size_asked_for_is_a_number_with_its_unit(
     question: str, sentence: str, holds: bool
 ) -> None:
     assert Asked.of(question).holds_value(sentence) is holds
+
+
+def test_a_short_name_is_in_a_location_as_a_whole_word() -> None:
+    """Go's specification lies in go_spec.html, whose page title the extraction cannot
+    read: its path names Go. A name of two letters is no part of a longer word there
+    ("golang", "gcc")."""
+    spec = "golang-1.19-doc/usr/share/doc/golang-1.19-doc/html/go_spec.html"
+    assert named_in_location({"go"}, spec) == {"go"}
+    assert named_in_location({"go", "c"}, "golang-1.19-doc/html/asm.html") == set()
+    assert named_in_location({"postgresql"}, "postgresql-doc-15/html/mvcc.html") == {"postgresql"}

@@ -386,9 +386,14 @@ def names_subject(
 
 def named_in_location(names: set[str], location: str) -> set[str]:
     """The names a source's location holds (documentation names its product in the
-    path: postgresql-doc-15/…); names of two letters or fewer match too much of a path."""
+    path: postgresql-doc-15/…); a name of two letters or fewer only as a whole word of
+    it (go_spec.html names Go; "golang" and "gcc" do not name "go" or "c")."""
     path = location.lower()
-    return {name for name in names if len(name) > 2 and name in path}
+    words = set(_PATH_WORD.split(path))
+    return {name for name in names if name in path and (len(name) > 2 or name in words)}
+
+
+_PATH_WORD = re.compile(r"[^a-z0-9]+")
 
 
 def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
