@@ -69,6 +69,12 @@ from grounded_research.text.normalize import unaccented
         ("What is the release date of PostgreSQL 15.1?", "date"),
         ("What is the date of the Apache License that the manual reproduces?", "date"),
         ("What compression quality does mod_brotli use unless configured otherwise?", "quantity"),
+        # what was added or removed, asked by its noun: a thing, or a time
+        ("Which deprecation code covers the removed os.tmpDir() API?", "name"),
+        ("Which directives were added in Apache httpd 2.4.72?", "name"),
+        ("In which month and year was a French translation added to the book?", "date"),
+        ("In which version was the distutils package removed?", "version"),
+        ("Which Django release removed the reset_days setting?", "version"),
     ],
 )
 def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> None:
@@ -523,3 +529,12 @@ def test_a_short_name_is_in_a_location_as_a_whole_word() -> None:
     assert named_in_location({"go"}, spec) == {"go"}
     assert named_in_location({"go", "c"}, "golang-1.19-doc/html/asm.html") == set()
     assert named_in_location({"postgresql"}, "postgresql-doc-15/html/mvcc.html") == {"postgresql"}
+
+
+def test_the_heading_of_a_code_names_entry_answers_which_name_it_has() -> None:
+    """A deprecation's code stands in the heading of its entry, not in its sentences:
+    the heading answers when it names the asked code name and something besides."""
+    asked = Asked.of("Which deprecation code covers the removed os.tmpDir() API?")
+    assert asked.heads_answer("DEP0022: `os.tmpDir()`")
+    assert not asked.heads_answer("`os.tmpDir()`")
+    assert not asked.heads_answer("DEP0021: `Server.listenFD`")

@@ -51,12 +51,14 @@ _VERSION = re.compile(
     r"哪(?:一)?个\s*[A-Za-z][\w.+-]*\s*(?:版本|发行版)",
     re.IGNORECASE,
 )
+_RELEASE_NOUNS = ("version", "versions", "release", "releases")
 _CHANGED_WHEN = re.compile(
     r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b",
     re.IGNORECASE,
 )
+_DATE_NOUNS = ("date", "day", "year", "month")
 _DATE = re.compile(
-    r"\b(?:on\s+)?what\s+(?:date|day|year|month)\b|^\W*(?:since\s+|until\s+)?when\b|"
+    rf"\b(?:on\s+)?what\s+(?:{'|'.join(_DATE_NOUNS)})\b|^\W*(?:since\s+|until\s+)?when\b|"
     r"\brelease\s+date\b|\bwhat\s+(?:is|was)\s+the\s+(?:[\w-]+\s+)?date\b|"
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
     re.IGNORECASE,
@@ -152,6 +154,9 @@ def asked_kind(question: str) -> AnswerKind:
             continue
         if kind in ("date", "quantity") and _thing_asked_before(question, found.start()):
             return "name"  # "Which directive caps how many requests …" asks for a directive
+        noun = _head_noun(question) if pattern is _CHANGED_WHEN else ""
+        if noun and noun not in _RELEASE_NOUNS:  # a thing was changed, not a release:
+            return "date" if noun in _DATE_NOUNS else "name"  # "Which deprecation code …"
         return kind  # type: ignore[return-value]
     if _head_noun(question) or _ZH_WHICH.search(question):  # "Which cyclone …": one's name
         return "name"
@@ -641,7 +646,16 @@ class Asked(NamedTuple):
         changelogs date a release in its heading ("Release 5.0.2 (released Jun 17,
         2022)" for "Sphinx 5.0.2"). Only for a date or a version, or a comparison of
         releases (each side's heading), only for a question that names a release, and
-        only the heading that names it by its exact number."""
+        only the heading that names it by its exact number. And for a name asked of a
+        code name the question gives, the heading of that code name's entry when it names
+        something else too ("DEP0022: `os.tmpDir()`" for "Which deprecation code covers
+        os.tmpDir()?")."""
+        if self.kind == "name" and self.codes:
+            entry = [c for c in self.codes if mentions_identifier(heading, c)]
+            rest = unescaped(heading)
+            for code in entry:
+                rest = re.sub(re.escape(code) + r"(?:\(\))?", " ", rest, flags=re.IGNORECASE)
+            return bool(entry) and holds_answer("name", re.sub(r"`\s*`", " ", rest))
         if self.kind not in ("date", "version", "comparison") or not self.phrases:
             return False
         named = [
