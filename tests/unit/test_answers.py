@@ -74,6 +74,10 @@ from grounded_research.text.normalize import unaccented
         ("Which directives were added in Apache httpd 2.4.72?", "name"),
         ("In which month and year was a French translation added to the book?", "date"),
         ("In which version was the distutils package removed?", "version"),
+        # a release asked for with its product's name and a word on it
+        ('Since which Node.js major version is the "exports" field supported?', "version"),
+        ("In which Node.js 20 release did the permission model arrive?", "version"),
+        ("What is the release date of Python 3.0?", "date"),
         ("Which Django release removed the reset_days setting?", "version"),
     ],
 )

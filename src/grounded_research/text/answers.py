@@ -43,8 +43,8 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _VERSION = re.compile(
-    r"\b(?:which|what|in which|since which|from which)\s+(?:\w+\s+)?"
-    r"(?:(?-i:[A-Z\d][\w.]*)\s+)?(?:version|release)s?\b|"
+    r"\b(?:which|what|in which|since which|from which)\s+(?:[\w.]+\s+){0,2}"
+    r"(?:version|release)s?\b(?!\s+date)|"
     r"\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which)\b|"
     r"\bversion\s+(?:number|of)\b|"
     r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版|"
