@@ -17,6 +17,7 @@ from grounded_research.text.answers import (
     mentions_identifier,
     mentions_number,
     mentions_phrase,
+    misspelt,
     named_in_location,
     names_other_release,
     names_subject,
@@ -542,3 +543,15 @@ def test_the_heading_of_a_code_names_entry_answers_which_name_it_has() -> None:
     assert asked.heads_answer("DEP0022: `os.tmpDir()`")
     assert not asked.heads_answer("`os.tmpDir()`")
     assert not asked.heads_answer("DEP0021: `Server.listenFD`")
+
+
+def test_a_name_the_question_misspells_by_one_letter_is_named() -> None:
+    """ "Withing You Without You" is the song the sources call "Within You Without
+    You"; a name with a digit is another release, not a misspelling ("TLSv1.4"), and a
+    short name is too easily another word."""
+    text = '"Within You Without You" is a song written by George Harrison.'
+    assert names_subject(text, ({"withing", "without"}, []))
+    assert misspelt("harrisson", {"harrison"})
+    assert not misspelt("tlsv14", {"tlsv13"})
+    assert not misspelt("redis", {"redos"})
+    assert not misspelt("harrison", {"morrison"})

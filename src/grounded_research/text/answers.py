@@ -348,6 +348,31 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     return groups
 
 
+def misspelt(name: str, names: set[str]) -> bool:
+    """Whether a name of six letters or more is one of these names with one letter
+    added, left out or changed: a question may misspell what the sources spell right
+    ("Withing You Without You"). Not a name with a digit: "TLSv1.4" is another release
+    than "TLSv1.3", not a misspelling of it."""
+    if len(name) < 6 or not name.isalpha():
+        return False
+    return any(
+        other.isalpha()
+        and abs(len(name) - len(other)) <= 1
+        and name[0] == other[0]
+        and _one_edit(name, other)
+        for other in names
+    )
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if len(a) > len(b):
+        a, b = b, a
+    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    if len(a) == len(b):
+        return a[start + 1 :] == b[start + 1 :]
+    return a[start:] == b[start + 1 :]
+
+
 def names_subject(
     text: str,
     subject: tuple[set[str], list[str]],
@@ -369,7 +394,10 @@ def names_subject(
     framed = unaccented(unescaped(f"{title}\n{text}"))
     lowered = f"{framed}\n{place}".lower()
     named = named_terms(framed)
-    if not all(unaccented(n) in named or unaccented(n) in lowered for n in names):
+    if not all(
+        unaccented(n) in named or unaccented(n) in lowered or misspelt(unaccented(n), named)
+        for n in names
+    ):
         return False
     frame = f"{title}\n{place}".lower()
     location, _, collection = place.partition("\n")
