@@ -130,6 +130,21 @@ def test_a_year_the_question_gives_must_be_in_the_evidence(
     assert unanswered(result) == why
 
 
+def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
+    """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
+    on how many years security support lasts is not answered by it (the writer quotes
+    the line without its marker, and the gap check reads it so too)."""
+    write(
+        tmp_path / "corpus",
+        "faq/upgrade.md",
+        "# 3.1. 升级 Debian 系统\n\n对 oldstable 的安全更新会持续提供若干年。\n\n"
+        "8. 先阅读发行说明。\n9. 一步步地升级：oldstable → stable → testing。\n",
+    )
+    result = ask(tmp_path, "Debian 对 oldstable 的安全更新会持续提供多少年？")
+
+    assert unanswered(result) == ["no passage about it gives a number"]
+
+
 def test_closest_material_is_quoted_when_no_passage_names_the_subject(tmp_path: Path) -> None:
     """A question may name what the pages call otherwise ("CPU" for "a Pentium 4"): it is
     not answered, and the report still quotes the nearest the evidence comes."""

@@ -104,6 +104,10 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         # a number that belongs to a name is not the number asked for
         ("quantity", "The validator accepts Unicode characters on Python 3 only.", False),
         ("quantity", "Section 17.3 explains how the server starts.", False),
+        # a reference to a section by its number gives no number
+        ("quantity", "请使用 bullseye-updates 的软件包（参见第 2.7.4 节）。", False),
+        ("quantity", "For the details, see section 4 below.", False),
+        ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),
         # docs write small numbers in words; "一个" is the article "a", not a count
         ("quantity", "The default is five minutes.", True),

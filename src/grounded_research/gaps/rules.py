@@ -27,7 +27,13 @@ from grounded_research.text.answers import (
     names_subject,
     subjects,
 )
-from grounded_research.text.chunking import code_blocks, inside, sentences, sentences_with_lead
+from grounded_research.text.chunking import (
+    LINE_MARKER,
+    code_blocks,
+    inside,
+    sentences,
+    sentences_with_lead,
+)
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
 from grounded_research.text.tokenize import tokenize
@@ -173,7 +179,7 @@ def why_unanswered(
             return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
     if not any(
-        asked.answered_by(record.text[start:end], f"{above}\n{lead}")
+        asked.answered_by(LINE_MARKER.sub("", record.text[start:end]), f"{above}\n{lead}")
         for record, above in ((r, _frame(state, r)) for r in holding)
         for start, end, lead in _may_answer(record, asked)
     ):

@@ -18,7 +18,6 @@ from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.report.citations import (
-    LINE_MARKER,
     Citations,
     cite,
     displayed,
@@ -48,6 +47,7 @@ from grounded_research.text.answers import (
 )
 from grounded_research.text.chunking import (
     HEADING_LINE,
+    LINE_MARKER,
     code_blocks,
     heading_paths,
     in_code,

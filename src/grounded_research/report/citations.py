@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from grounded_research.report.sections import AFTER_CLAIMS, CONFLICTS_HEADING
 from grounded_research.state import Evidence, State, Verdict
-from grounded_research.text.chunking import sentences
+from grounded_research.text.chunking import LINE_MARKER, sentences
 from grounded_research.text.facts import checkable_content, contains_content
 from grounded_research.text.normalize import normalize
 
@@ -46,7 +46,6 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 # A list item that is one quotation and its citations: the report's quote of a passage
 _QUOTE_LINE = re.compile(r"^\s*[-*+•]\s+“.*”\s*(?:\[[\d,; ]+\]\s*)+$")
 # A line that starts a list item, a quotation or a heading in a page's Markdown
-LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 _TABLE_ROW = re.compile(r"^\|(.*)\|$")
 _CLAUSE_END = (".", ";", ":", "!", "?", "。", "；", "：", "！", "？")
 _CELL_BREAK = re.compile(r"(?<!\\)\|")

@@ -130,6 +130,12 @@ _KEY_PHRASE = re.compile(
     r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+(?:(?:version|release)\s+|v)?"
     r"(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
+# A reference to a part of a book by its number, in English or in Chinese ("see section
+# 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
+_SECTION_REFERENCE = re.compile(
+    r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)",
+    re.IGNORECASE,
+)
 _ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
@@ -192,7 +198,8 @@ def _unless_code(match: re.Match[str]) -> str:
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
-    statements."""
+    statements. A reference to a section gives no number ("see section 2.7.4", "参见第
+    2.7.4 节")."""
     if kind == "date":
         return _DATE_HOLDER.search(sentence) is not None
     if kind == "version":
@@ -200,6 +207,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     if kind == "quantity":
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
         unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
+        unnamed = _SECTION_REFERENCE.sub(" ", unnamed)  # nor a section's ("第 2.7.4 节")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
