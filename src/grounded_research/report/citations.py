@@ -45,7 +45,6 @@ _LINE_MARKUP = re.compile(r"^\s*(?:[-*+•]\s+|\d+[.)]\s+|>\s*)")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 # A list item that is one quotation and its citations: the report's quote of a passage
 _QUOTE_LINE = re.compile(r"^\s*[-*+•]\s+“.*”\s*(?:\[[\d,; ]+\]\s*)+$")
-# A line that starts a list item, a quotation or a heading in a page's Markdown
 _TABLE_ROW = re.compile(r"^\|(.*)\|$")
 _CLAUSE_END = (".", ";", ":", "!", "?", "。", "；", "：", "！", "？")
 _CELL_BREAK = re.compile(r"(?<!\\)\|")

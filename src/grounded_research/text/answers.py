@@ -198,8 +198,8 @@ def _unless_code(match: re.Match[str]) -> str:
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
-    statements. A reference to a section gives no number ("see section 2.7.4", "参见第
-    2.7.4 节")."""
+    statements. A reference to a section is no number asked for ("see section 2.7.4",
+    "参见第 2.7.4 节")."""
     if kind == "date":
         return _DATE_HOLDER.search(sentence) is not None
     if kind == "version":
