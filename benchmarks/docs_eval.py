@@ -90,7 +90,7 @@ def admin_keep(language: str) -> Callable[[str, str], bool]:
     return keep
 
 
-# The fifth set: two runtimes' documentation the project has not been tuned on (Node.js 18
+# The sixth set: two runtimes' documentation the project has not been tuned on (Node.js 18
 # API docs, the Go 1.19 specification and guides). nodejs-doc's api/all.html is every
 # other page concatenated (5.8 MB): it is left out, so that each fact has its own page.
 RUNTIMES = ("nodejs-doc", "golang-1.19-doc")
