@@ -51,7 +51,6 @@ _VERSION = re.compile(
     r"哪(?:一)?个\s*[A-Za-z][\w.+-]*\s*(?:版本|发行版)",
     re.IGNORECASE,
 )
-_RELEASE_NOUNS = ("version", "versions", "release", "releases")
 _CHANGED_WHEN = re.compile(
     r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b",
     re.IGNORECASE,
@@ -161,7 +160,7 @@ def asked_kind(question: str) -> AnswerKind:
         if kind in ("date", "quantity") and _thing_asked_before(question, found.start()):
             return "name"  # "Which directive caps how many requests …" asks for a directive
         noun = _head_noun(question) if pattern is _CHANGED_WHEN else ""
-        if noun and noun not in _RELEASE_NOUNS:  # a thing was changed, not a release:
+        if noun and noun not in _KIND_NOUNS["version"].split():  # a thing was changed:
             return "date" if noun in _DATE_NOUNS else "name"  # "Which deprecation code …"
         return kind  # type: ignore[return-value]
     if _head_noun(question) or _ZH_WHICH.search(question):  # "Which cyclone …": one's name
@@ -274,8 +273,11 @@ def mentions_identifier(text: str, identifier: str) -> bool:
     max_slot_wal_keep_size, nor os.path in os.path.join; isqrt is in math.isqrt (a name
     qualified by its module). Markdown may escape its underscores or hyphens
     ("include\\_patterns" in a heading)."""
-    pattern = r"(?<!\w)" + re.escape(identifier) + r"(?![\w]|\.\w)"
-    return re.search(pattern, unescaped(text), re.IGNORECASE) is not None
+    return _whole_identifier(identifier).search(unescaped(text)) is not None
+
+
+def _whole_identifier(identifier: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(identifier) + r"(?![\w]|\.\w)", re.IGNORECASE)
 
 
 def mentions_phrase(text: str, phrase: str) -> bool:
@@ -687,11 +689,11 @@ class Asked(NamedTuple):
         something else too ("DEP0022: `os.tmpDir()`" for "Which deprecation code covers
         os.tmpDir()?")."""
         if self.kind == "name" and self.codes:
-            entry = [c for c in self.codes if mentions_identifier(heading, c)]
             rest = unescaped(heading)
-            for code in entry:
-                rest = re.sub(re.escape(code) + r"(?:\(\))?", " ", rest, flags=re.IGNORECASE)
-            return bool(entry) and holds_answer("name", re.sub(r"`\s*`", " ", rest))
+            entry = [c for c in self.codes if _whole_identifier(c).search(rest)]
+            for code in entry:  # what the heading names besides the code name ("DEP0022")
+                rest = _whole_identifier(code).sub(" ", rest)
+            return bool(entry) and holds_answer("name", re.sub(r"`[\s()]*`", " ", rest))
         if self.kind not in ("date", "version", "comparison") or not self.phrases:
             return False
         named = [
