@@ -365,6 +365,25 @@ def test_an_answer_is_not_quoted_with_a_code_block_read_into_its_line() -> None:
     assert quoted == prose + answer.sentence  # no code between: quoted with it
 
 
+def test_an_answer_in_a_list_item_is_quoted_with_the_item_it_goes_on_from() -> None:
+    """The sentence that answers goes on about its list item's term ("`nofail` …"): the
+    answer line quotes the item from its start, though the term shares no word with the
+    question, and not the items before it."""
+    earlier = "  - `noauto` disables mounting at boot.\n"
+    item = "  - `nofail` lets the boot go on without the device. "
+    answer = "Use it for an external disk that may be unplugged when the system boots."
+    text = f"Options:\n{earlier}{item}{answer}\n"
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    asked = Asked.of("Which mount option keeps an unplugged external disk from stopping boot?")
+
+    quoted = with_lead(Quote(record, answer, (), item), asked).sentence
+
+    assert quoted == f"- `nofail` lets the boot go on without the device. {answer}"
+    assert with_lead(Quote(record, answer, (), ""), asked).sentence == answer
+
+
 def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
     """Eight sentences that repeat the first hop rank above the one that answers the
     second ("the nickname of the city where the pavilion stands"): the quotes make room

@@ -201,6 +201,25 @@ def test_a_passage_cut_from_further_on_has_no_title_line() -> None:
     assert [text[a:b] for a, b in sentences(text, titled=False)] == [text]
 
 
+def test_a_sentence_in_a_list_item_leads_with_its_own_item_not_the_items_before_it() -> None:
+    """Each option of a list has its own "**Default:**": the one of `blockSize` must not
+    read as if `cost`'s description led it."""
+    text = (
+        "- `options` <Object>\n"
+        "  - `cost` <number> CPU/memory cost parameter. Must be a power of two greater\n"
+        "than one. **Default:** `16384`.\n"
+        "  - `blockSize` <number> Block size parameter. **Default:** `8`.\n"
+    )
+    leads = {text[s:e]: lead for s, e, lead in sentences_with_lead(text)}
+    assert leads["Must be a power of two greater\nthan one. **Default:** `16384`."] == (
+        "  - `cost` <number> CPU/memory cost parameter. "
+    )
+    assert leads["- `blockSize` <number> Block size parameter. **Default:** `8`."] == "  "
+    prose = "The cost is a power of two. The default is 16384.\n"
+    leads = {prose[s:e]: lead for s, e, lead in sentences_with_lead(prose)}
+    assert leads == {"The cost is a power of two.": "", "The default is 16384.": prose[:28]}
+
+
 def test_a_code_blocks_lines_may_lead_with_the_paragraph_that_introduces_it() -> None:
     text = "To compute the checksum of an image, use\n\n```\nsha256sum filename.iso\n```\n"
     [command] = [lead for s, _, lead in sentences_with_lead(text) if text[s] == "s"]

@@ -48,6 +48,7 @@ from grounded_research.text.answers import (
 from grounded_research.text.chunking import (
     HEADING_LINE,
     LINE_MARKER,
+    LIST_ITEM,
     code_blocks,
     heading_paths,
     in_code,
@@ -374,9 +375,13 @@ def with_lead(quote: Quote, asked: Asked) -> Quote:
     """The answer quoted with the sentences before it in its paragraph when they hold
     words of the question that it lacks ("Maximum time between automatic WAL
     checkpoints. … The default is five minutes."): a bare value is then read with what
-    it is the value of. As many as fit in `ANSWER_WORDS`, nearest first, verbatim."""
+    it is the value of; and always when they open its list item, whose later sentences
+    go on about the item's term ("`nofail` lets the boot go on without the device. …").
+    As many as fit in `ANSWER_WORDS`, nearest first, verbatim."""
     lead = quote.lead
-    if not (asked.words & set(tokenize(lead))) - set(tokenize(quote.sentence)):
+    if not LIST_ITEM.match(lead) and not (asked.words & set(tokenize(lead))) - set(
+        tokenize(quote.sentence)
+    ):
         return quote
     room = ANSWER_WORDS - len(quote.sentence.split())
     begin = len(lead)

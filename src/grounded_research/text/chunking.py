@@ -29,6 +29,9 @@ _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
 # What opens a line of a list, a quote or a heading: not part of the sentence it holds
 # ("9. Upgrade step by step" says no number).
+# A line that opens an item of a list: the item's earlier sentences lead its later ones, not
+# the items before it (each option of a list has its own "**Default:**").
+LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])\s")
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 # A fenced code block; a fence may open after text on its line (an inline code span that
 # breaks a line is fenced where it stands), but it ends its line, bar a language name:
@@ -77,7 +80,9 @@ def sentences_with_lead(
     text: str, code_led: bool = False, titled: bool = True
 ) -> list[tuple[int, int, str]]:
     """Each sentence's span with the text before it in its paragraph (which often says
-    what a bare value is the value of: a table's earlier rows, a setting's description).
+    what a bare value is the value of: a table's earlier rows, a setting's description),
+    or in its list item when it stands in one ("`cost` <number> CPU/memory cost parameter.
+    … **Default:** `16384`.": the items before it are other options).
     `code_led`: a code block's lines lead with the paragraph that introduces the block
     too, for a question a command answers: a command says nothing of what it does
     ("sha256sum filename.iso" after "To compute the checksum of a downloaded image,
@@ -88,10 +93,14 @@ def sentences_with_lead(
         lead_start = para_start
         if code_led and previous >= 0 and text.startswith("```", para_start):
             lead_start = para_start if HEADING_LINE.match(text, previous) else previous
-        spans.extend(
-            (start, end, text[lead_start:start])
-            for start, end in sentences(text, para_start, para_end, titled)
-        )
+        items = [
+            line_start
+            for line_start, _ in _logical_lines(text, para_start, para_end, titled)
+            if LIST_ITEM.match(text, line_start)
+        ]
+        for start, end in sentences(text, para_start, para_end, titled):
+            item = bisect_right(items, start) - 1
+            spans.append((start, end, text[items[item] if item >= 0 else lead_start : start]))
         previous = para_start
     return spans
 
