@@ -279,6 +279,32 @@ SETTINGS = (
 )
 
 
+FUNCTIONS = (
+    "## math.isnan(x)\n\nReturn True if x is a NaN (not a number), and False otherwise.\n\n"
+    "## math.isqrt(n)\n\nReturn the integer square root of the nonnegative integer n. This is "
+    "the floor of the exact square root of n.\n\nNew in version 3.8.\n\n## math.lcm(*integers)"
+    "\n\nReturn the least common multiple of the specified integer arguments. If all arguments "
+    "are nonzero, the returned value is the smallest positive integer that is a multiple of all."
+)
+
+
+def test_a_chunk_pulls_in_its_sections_last_line_from_a_chunk_that_is_the_next_sections(
+    tmp_path: Path,
+) -> None:
+    """The isqrt entry's last line ("New in version 3.8.") opens a chunk that is mostly
+    the lcm entry's: asked since which version, the isqrt chunk grows by that line only."""
+    world = World(tmp_path, chunk_size=250)
+    sid = world.add("math.md", FUNCTIONS)
+    entry, following = world.chunks[sid]
+    assert following.text.startswith("New in version 3.8.") and "## math.lcm" in following.text
+    asked = Asked.of("Since which Python version does the math module have isqrt()?")
+
+    grown = world.assembler().fit([entry], no_terms, 1000, 10, asked=asked).placed[0].records[0]
+
+    assert (grown.start, grown.end) == (entry.start, entry.end + len("\n\nNew in version 3.8."))
+    world.check_verbatim(grown)
+
+
 def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_holds_it(
     tmp_path: Path,
 ) -> None:

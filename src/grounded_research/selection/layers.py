@@ -397,7 +397,8 @@ class Assembler:
             return start, end
         if asked is not None and asked.asks_value:
             title = self._title_of(record)
-            answering = section_answer(text, chunks, position, asked, title)
+            headings = snapshot_headings(sha256, text)
+            answering = section_answer(text, chunks, headings, position, asked, title)
             if answering is not None and not self._overlaps(
                 record.source_id, answering.start, answering.end
             ):

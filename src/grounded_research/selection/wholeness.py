@@ -8,7 +8,8 @@ snapshot, as `chunk_text` cut it.
 
 A question that asks for a value is the other case: a setting's section says what it
 does in one chunk and "The default is one second (1s)." in the next. A chunk that holds
-no sentence answering it pulls in the adjacent chunk of its section that does, or, when
+no sentence answering it pulls in what of an adjacent chunk lies in its section and does
+answer (a section's last line may open a chunk that is the next section's), or, when
 the heading it lies under gives the value (a changelog dates a release in its heading:
 "Release 1.0 (Jul 23, 2010)"), that heading's line.
 """
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from grounded_research.gaps.conflicts import frame
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import Chunk, chunk_text, heading_paths
+from grounded_research.text.chunking import Chunk, chunk_text, heading_paths, path_at
 from grounded_research.text.facts import is_unit
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
@@ -93,20 +95,43 @@ def _fact_at_cut(tail: str, head: str) -> bool:
 
 
 def section_answer(
-    text: str, chunks: tuple[Chunk, ...], position: int, asked: Asked, title: str
+    text: str,
+    chunks: tuple[Chunk, ...],
+    headings: tuple[tuple[int, tuple[str, ...]], ...],
+    position: int,
+    asked: Asked,
+    title: str,
 ) -> Chunk | None:
-    """The chunk next to `chunks[position]`, under the same headings, that answers what
-    is asked when that chunk does not (the next one first); None otherwise."""
+    """The part of a chunk next to `chunks[position]` that lies in the same section and
+    answers what is asked when that chunk does not (the next one first); None otherwise.
+    A part, not the whole chunk: a section's last line ("New in version 3.8.") may open
+    a chunk that is mostly the next section's."""
     chunk = chunks[position]
     under = frame(title, chunk.headings)
     if asked.answered_in(text[chunk.start : chunk.end], under):
         return None
     for neighbour in (position + 1, position - 1):
-        if 0 <= neighbour < len(chunks) and chunks[neighbour].headings == chunk.headings:
-            other = chunks[neighbour]
-            if asked.answered_in(text[other.start : other.end], under):
-                return other
+        if 0 <= neighbour < len(chunks):
+            part = _in_section(chunks[neighbour], chunk.headings, headings)
+            if part is not None and asked.answered_in(text[part.start : part.end], under):
+                end = part.start + len(text[part.start : part.end].rstrip())
+                return Chunk(part.start, end, part.heading, part.headings)
     return None
+
+
+def _in_section(
+    chunk: Chunk, path: tuple[str, ...], headings: tuple[tuple[int, tuple[str, ...]], ...]
+) -> Chunk | None:
+    """The span of the chunk that lies under the section `path` (its subsections too)."""
+    inner = [position for position, _ in headings if chunk.start < position < chunk.end]
+    spans = [
+        (start, end)
+        for start, end in pairwise([chunk.start, *inner, chunk.end])
+        if path_at(headings, start)[: len(path)] == path
+    ]
+    if not spans:
+        return None
+    return Chunk(spans[0][0], spans[-1][1], path[-1] if path else "", path)
 
 
 def heading_answer(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -260,7 +261,7 @@ def inside(spans: list[Span], position: int) -> bool:
     return at >= 0 and position < spans[at][1]
 
 
-def path_at(paths: list[tuple[int, tuple[str, ...]]], position: int) -> tuple[str, ...]:
+def path_at(paths: Sequence[tuple[int, tuple[str, ...]]], position: int) -> tuple[str, ...]:
     """The heading path at a position of the text `heading_paths` read."""
     above = bisect_right(paths, position, key=lambda p: p[0]) - 1
     return paths[above][1] if above >= 0 else ()
