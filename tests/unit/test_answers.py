@@ -98,6 +98,10 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("date", "这座城堡建于 12 世纪。", True),
         ("date", "The 3rd edition added two chapters.", False),
         ("version", "New in version 3.10.", True),
+        # a release written with its name glued to its number, as Go writes its own
+        ("version", "The pre-Go1.18 version, without generics, can be found here.", True),
+        ("version", "Build it with go1.19 or later.", True),
+        ("version", "Use sha256sum to check it.", False),
         ("version", "MERGE INTO target USING source ON condition", False),
         ("quantity", "The default is 100 connections.", True),
         ("quantity", "This parameter can only be set at server start.", False),

@@ -103,7 +103,7 @@ _DATE_HOLDER = re.compile(
 )
 _VERSION_NUMBER = r"\d+(?:\.\d+)+[a-z]?\d*|\d+"
 _VERSION_HOLDER = re.compile(
-    r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
+    r"(?<![\w.])(?:[a-z]{2,})?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
     rf"\b(?:versions?|releases?|v)\s*(?:before|after|since|from|prior\s+to|up\s+to|until)?"
     rf"\s*(?:{_VERSION_NUMBER})|版本\s*(?:{_VERSION_NUMBER})",
     re.IGNORECASE,
