@@ -113,6 +113,8 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "For the details, see section 4 below.", False),
         ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),
+        # no bound is a value too
+        ("quantity", "If unspecified, subtests inherit it. **Default:** `Infinity`.", True),
         # docs write small numbers in words; "一个" is the article "a", not a count
         ("quantity", "The default is five minutes.", True),
         ("quantity", "软件包名最短长度两个字符；", True),

@@ -115,7 +115,7 @@ _NUMBER_WORDS = (  # "The default is five minutes": docs write small numbers in 
 )
 _NUMBER_HOLDER = re.compile(
     r"(?<![\d.])(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
-    rf"\b(?:unlimited|no limit|zero|{_NUMBER_WORDS})\b|无限|不限|"
+    rf"\b(?:unlimited|no limit|infinity|zero|{_NUMBER_WORDS})\b|无限|不限|"
     # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a"
     r"(?!一[个种条项])[零一二两三四五六七八九十百千万]+(?:个|位|次|天|秒|分钟|小时|周|年|"
     r"字符|字节|条|项|种|倍|行|列|级|台|名)",
