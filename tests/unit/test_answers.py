@@ -366,6 +366,26 @@ def test_a_bare_number_is_not_a_version() -> None:
         ),
         # the word the question asks with is shared
         ("Which version is PostgreSQL at?", "This is version 15.20.", "", True),
+        # under the entry of another code name than the one asked of, a version is its
+        (
+            "Since which Python version does the math module have isqrt()?",
+            "Deprecated since version 3.9: Accepting floats with integral values.",
+            "math — Mathematical functions\nmath.factorial(*n*)",
+            False,
+        ),
+        (
+            "Since which Python version does the math module have isqrt()?",
+            "New in version 3.8.",
+            "math — Mathematical functions\nmath.isqrt(*n*)",
+            True,
+        ),
+        # ... nor where nothing above it names the code name asked of
+        (
+            "Since which Python version does the math module have isqrt()?",
+            "New in version 3.5.",
+            "math — Mathematical functions\nConstants\nmath.nan",
+            False,
+        ),
     ],
 )
 def test_a_sentence_answers_with_a_value_of_the_asked_kind_about_the_subject(
@@ -565,3 +585,23 @@ def test_a_name_the_question_misspells_by_one_letter_is_named() -> None:
     assert not misspelt("tlsv14", {"tlsv13"})
     assert not misspelt("redis", {"redos"})
     assert not misspelt("harrison", {"morrison"})
+
+
+def test_a_passage_holding_two_entries_answers_by_the_one_its_sentence_is_under() -> None:
+    """A passage may hold the end of one function's entry and the next one's: each
+    sentence is read under the frame at its place in the passage."""
+    passage = (
+        "Return True if x is a NaN.\n\n###### math.isqrt(n)\n\nReturn the integer square "
+        "root of the nonnegative integer n.\n\nNew in version 3.8.\n"
+    )
+    isqrt = Asked.of("Since which Python version does the math module have isqrt()?")
+    isnan = Asked.of("Since which Python version does the math module have isnan()?")
+    entry = passage.index("######")
+
+    def frames(offset: int) -> str:
+        return "math\nmath.isnan(x)" if offset < entry else "math\nmath.isqrt(n)"
+
+    assert isqrt.answered_in(passage, frames)
+    assert not isnan.answered_in(passage, frames)
+    assert not isqrt.answered_in(passage, lambda _: "math\nmath.isnan(x)")
+    assert isqrt.answered_by("New in version 3.8.", "math", lead="See also isqrt(). ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -10,6 +11,7 @@ from langgraph.runtime import Runtime
 from grounded_research.configuration import Context
 from grounded_research.gaps.check import next_research
 from grounded_research.nodes.check_gaps import check_gaps
+from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
@@ -449,3 +451,33 @@ def test_the_entities_of_a_multi_hop_clause_may_be_named_on_pages_of_their_own()
     assert "unanswered" not in kinds(gaps_of(state))
     state.sources["p1"].location = "curzon-docs/daughter.html"  # a product's folder
     assert "unanswered" in kinds(gaps_of(state))
+
+
+FUNCTOOLS = (
+    "# functools\n\n## functools.cache(user_function)\n\nSimple lightweight unbounded "
+    "function cache.\n\nNew in version 3.9.\n\n## functools.cached_property(func)\n\nTransform a "
+    "method of a class into a property whose value is computed once and then cached as a "
+    "normal attribute for the life of the instance, like property() with caching."
+)
+
+
+def test_a_sentence_is_read_under_the_heading_its_source_puts_it_under(tmp_path: Path) -> None:
+    """A passage opens with the last line of functools.cache's entry and is mostly the
+    next entry's, whose path is the passage's own: read off the snapshot, "New in
+    version 3.9." stands under functools.cache and answers since when it exists."""
+    sha256 = SnapshotStore.in_cache(tmp_path).put(FUNCTOOLS)
+    start = FUNCTOOLS.index("New in version 3.9.")
+    question = "Since which version does functools have cache()?"
+    state = state_with([("functools", FUNCTOOLS[start:], None)])
+    state.sources["functools"] = state.sources["functools"].model_copy(update={"sha256": sha256})
+    state.evidence["e0"] = state.evidence["e0"].model_copy(
+        update={
+            "start": start,
+            "end": len(FUNCTOOLS),
+            "headings": ["functools", "functools.cached_property(func)"],
+        }
+    )
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+
+    assert "unanswered" not in kinds(gaps_of(state, cache_dir=str(tmp_path)))
+    assert "unanswered" in kinds(gaps_of(state, cache_dir=str(tmp_path / "elsewhere")))

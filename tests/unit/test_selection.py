@@ -27,10 +27,10 @@ from grounded_research.selection.strategies import (
     keyword_scores,
 )
 from grounded_research.selection.vectors import VectorFile
-from grounded_research.selection.wholeness import needs_next, needs_previous
+from grounded_research.selection.wholeness import frames_at, needs_next, needs_previous
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import chunk_text
+from grounded_research.text.chunking import chunk_text, heading_paths
 from tests.unit.test_embeddings import CountingEmbedder
 
 # -- strategies --------------------------------------------------------------------------
@@ -303,6 +303,13 @@ def test_a_chunk_pulls_in_its_sections_last_line_from_a_chunk_that_is_the_next_s
 
     assert (grown.start, grown.end) == (entry.start, entry.end + len("\n\nNew in version 3.8."))
     world.check_verbatim(grown)
+
+
+def test_a_passage_is_framed_at_each_offset_by_the_heading_its_snapshot_puts_there() -> None:
+    start = FUNCTIONS.index("New in version 3.8.")
+    at = frames_at("math", tuple(heading_paths(FUNCTIONS)), start)
+    assert at(0) == "math\nmath.isqrt(n)"  # the last line of the isqrt entry
+    assert at(FUNCTIONS.index("Return the least") - start) == "math\nmath.lcm(*integers)"
 
 
 def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_holds_it(

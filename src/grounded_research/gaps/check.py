@@ -9,6 +9,8 @@ or no new query is left, the open gaps become `unresolved`: those the report lis
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from grounded_research.configuration import Context
 from grounded_research.gaps.judgement import judged_by_model
 from grounded_research.gaps.rules import (
@@ -31,11 +33,17 @@ from grounded_research.state import (
 from grounded_research.text.facts import named_terms
 
 
-async def find_gaps(state: State, context: Context, llm: NodeModel | None) -> list[Gap]:
+async def find_gaps(
+    state: State,
+    context: Context,
+    llm: NodeModel | None,
+    text_of: Callable[[str], str] | None = None,
+) -> list[Gap]:
     """This round's gaps: the rules' per sub-question, each adjusted by the model's
-    judgement when there is a model, then the sources that disagree."""
+    judgement when there is a model, then the sources that disagree. `text_of` reads a
+    source's snapshot, for the headings each sentence lies under."""
     per_sub_question = {
-        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context)
+        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context, text_of)
         for sq in state.sub_questions
     }
     per_sub_question = whole_answered_by_parts(state, per_sub_question)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Sequence
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
+from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     Asked,
@@ -86,8 +88,13 @@ def _parts(template: str, detail: str) -> dict[str, str]:
 
 
 def coverage_gaps(
-    state: State, sub_question: SubQuestion, selected: list[Evidence], context: Context
+    state: State,
+    sub_question: SubQuestion,
+    selected: list[Evidence],
+    context: Context,
+    text_of: Callable[[str], str] | None = None,
 ) -> list[Gap]:
+    """`text_of` reads a source's snapshot, for the headings each sentence lies under."""
     ranked = sorted(selected, key=lambda e: -e.score)
     facets = sub_question.facets or facets_of(sub_question.text)
     if not ranked:
@@ -107,7 +114,7 @@ def coverage_gaps(
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
     unnamed = unnamed_subjects(state, sub_question, ranked)
-    unanswered = why_unanswered(state, sub_question, ranked, unnamed)
+    unanswered = why_unanswered(state, sub_question, ranked, unnamed, HeadingsAt(state, text_of))
     if unanswered:  # search for what is missing: a subject, else a number the question gives
         missing_subjects = unnamed or [
             (set(), [number]) for number in unsaid_numbers(state, sub_question, ranked)
@@ -138,6 +145,7 @@ def why_unanswered(
     sub_question: SubQuestion,
     ranked: list[Evidence],
     unnamed: list[tuple[set[str], list[str]]] | None = None,
+    headings_at: HeadingsAt | None = None,
 ) -> str:
     """Why the selected evidence does not answer the sub-question, or "" when it does.
     It answers when every subject the question names is named, all its names together
@@ -145,7 +153,9 @@ def why_unanswered(
     passage or its source's title; and a selected passage that mentions what a "what X"
     question asks about holds a sentence with an answer of the asked kind (a date, a
     version, a number, a name) sharing a word with the question ("released").
-    `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them."""
+    `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them;
+    `headings_at`: the headings each sentence lies under (the passage's own path, read
+    for every sentence of it, when not given)."""
     kind = asked_kind(sub_question.text)
     if unnamed is None:
         unnamed = unnamed_subjects(state, sub_question, ranked)
@@ -178,9 +188,14 @@ def why_unanswered(
         if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
             return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
+    at = headings_at or HeadingsAt(state, None)
     if not any(
-        asked.answered_by(LINE_MARKER.sub("", record.text[start:end]), f"{above}\n{lead}")
-        for record, above in ((r, _frame(state, r)) for r in holding)
+        asked.answered_by(
+            LINE_MARKER.sub("", record.text[start:end]),
+            _frame(state, record, at(record, start)),
+            lead,
+        )
+        for record in holding
         for start, end, lead in _may_answer(record, asked)
     ):
         return UNANSWERED["no_kind"].format(what=kind_words(kind))
@@ -259,9 +274,11 @@ def _may_answer(record: Evidence, asked: Asked) -> list[tuple[int, int, str]]:
     return [(start, end, lead) for start, end, lead in spans if not inside(blocks, start)]
 
 
-def _frame(state: State, record: Evidence) -> str:
+def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None) -> str:
+    """The title of the record's source and the headings it (or one of its sentences:
+    `headings`) lies under."""
     source = state.sources.get(record.source_id)
-    return frame(source.title if source else "", record.headings)
+    return frame(source.title if source else "", record.headings if headings is None else headings)
 
 
 def _with_title(state: State, record: Evidence) -> str:

@@ -13,6 +13,7 @@ from grounded_research.configuration import Context, get_context
 from grounded_research.gaps.check import find_gaps, next_research, still_open
 from grounded_research.models import node_model
 from grounded_research.progress import reports
+from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Gap, State, Usage
 
 
@@ -33,7 +34,8 @@ def gaps_found(node: str, update: dict[str, Any]) -> list[dict[str, Any]]:
 async def check_gaps(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     context = get_context(runtime)
     llm = node_model(context, "gaps", node="check_gaps")
-    gaps = await find_gaps(state, context, llm)
+    snapshots = SnapshotStore.in_cache(context.cache_dir)
+    gaps = await find_gaps(state, context, llm, snapshots.get)
 
     follow_ups = next_research(state.sub_questions, gaps, state.searched, state.round, context)
     if state.turn.from_memory:  # the thread's evidence answers it: no search this turn

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from grounded_research.gaps.conflicts import frame
+from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
@@ -50,10 +51,8 @@ from grounded_research.text.chunking import (
     LINE_MARKER,
     LIST_ITEM,
     code_blocks,
-    heading_paths,
     in_code,
     inside,
-    path_at,
     sentences,
     sentences_with_lead,
 )
@@ -90,32 +89,6 @@ class Frame(NamedTuple):
     names: set[str]
     terms: set[str]
     code: bool
-
-
-class HeadingsAt:
-    """The headings a sentence of the evidence lies under, read off its source's
-    snapshot (a passage may hold the heading of the next setting or option, so the path
-    where the passage starts is not every sentence's); the passage's own path when the
-    snapshot cannot be read."""
-
-    def __init__(self, state: State, text_of: Callable[[str], str] | None) -> None:
-        self.sources = state.sources
-        self.text_of = text_of
-        self.paths: dict[str, list[tuple[int, tuple[str, ...]]] | None] = {}
-
-    def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
-        source = self.sources.get(record.source_id)
-        if source is None or not source.sha256 or self.text_of is None:
-            return tuple(record.headings)
-        if source.sha256 not in self.paths:
-            try:
-                text = self.text_of(source.sha256)
-            except OSError:
-                text = ""
-            fits = text[record.start : record.end] == record.text
-            self.paths[source.sha256] = heading_paths(text) if fits else None
-        paths = self.paths[source.sha256]
-        return tuple(record.headings) if paths is None else path_at(paths, record.start + offset)
 
 
 def extractive_body(
@@ -335,7 +308,7 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
         if len(quote.sentence.split()) > ANSWER_WORDS:
             continue
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-        if not asked.answered_by(quote.sentence, f"{above}\n{quote.lead}"):
+        if not asked.answered_by(quote.sentence, above, quote.lead):
             continue
         text = quote.record.text
         if not asked.answered_in_code and in_code(text, text.find(quote.sentence)):

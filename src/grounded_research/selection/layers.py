@@ -21,6 +21,7 @@ from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
     chunk_position,
+    frames_at,
     heading_answer,
     needs_next,
     needs_previous,
@@ -155,7 +156,7 @@ class Assembler:
                 rest.append((rank, record))
                 continue
             if asked and (
-                asked.answered_in(placed.records[0].text, self._frame_of(placed.records[0]))
+                asked.answered_in(placed.records[0].text, self._frames_at(placed.records[0]))
                 or self._add_heading(placed, asked, full_cap - spent)
             ):
                 asked = None  # answered, by it or its heading: the others go in as they are
@@ -195,6 +196,15 @@ class Assembler:
 
     def _frame_of(self, record: Evidence) -> str:
         return frame(self._title_of(record), record.headings)
+
+    def _frames_at(self, record: Evidence) -> Callable[[int], str]:
+        """The frame at each offset of the record, read off its snapshot (the record's
+        own path everywhere when the snapshot cannot be read)."""
+        text = self._snapshot(record)
+        if text is None:
+            return lambda _: self._frame_of(record)
+        headings = snapshot_headings(self.sources[record.source_id].sha256, text)
+        return frames_at(self._title_of(record), headings, record.start)
 
     def _listing_cost(self, source_id: str) -> int:
         source = self.sources.get(source_id)

@@ -17,6 +17,7 @@ the heading it lies under gives the value (a changelog dates a release in its he
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 
@@ -107,16 +108,25 @@ def section_answer(
     A part, not the whole chunk: a section's last line ("New in version 3.8.") may open
     a chunk that is mostly the next section's."""
     chunk = chunks[position]
-    under = frame(title, chunk.headings)
-    if asked.answered_in(text[chunk.start : chunk.end], under):
+    if asked.answered_in(text[chunk.start : chunk.end], frames_at(title, headings, chunk.start)):
         return None
     for neighbour in (position + 1, position - 1):
         if 0 <= neighbour < len(chunks):
             part = _in_section(chunks[neighbour], chunk.headings, headings)
-            if part is not None and asked.answered_in(text[part.start : part.end], under):
+            if part is not None and asked.answered_in(
+                text[part.start : part.end], frames_at(title, headings, part.start)
+            ):
                 end = part.start + len(text[part.start : part.end].rstrip())
                 return Chunk(part.start, end, part.heading, part.headings)
     return None
+
+
+def frames_at(
+    title: str, headings: tuple[tuple[int, tuple[str, ...]], ...], start: int
+) -> Callable[[int], str]:
+    """The frame (title and heading path) at each offset of a passage that starts at
+    `start` of its snapshot, whose headings are `headings`."""
+    return lambda offset: frame(title, path_at(headings, start + offset))
 
 
 def _in_section(

@@ -12,7 +12,7 @@ The rules read the question's form, in English and Chinese, never a corpus's wor
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
@@ -140,6 +140,10 @@ _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
     r"\b[A-Z][A-Z0-9_]{2,}=[\w.-]+"  # a setting with its value: BOOT_DEBUG=4
 )
+
+# A function as its reference entry heads it: "math.isqrt(*n*)", "crypto.scrypt(password,
+# salt, keylen[, options], callback)".
+_CALLED = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(")
 
 
 def asked_kind(question: str) -> AnswerKind:
@@ -644,37 +648,57 @@ class Asked(NamedTuple):
             return False
         return not self.measure or _MEASURED.search(sentence) is not None
 
-    def answered_by(self, sentence: str, frame: str) -> bool:
-        """Whether the sentence, under its title and headings (`frame`), answers: it
-        holds a value of the asked kind, not only numbers the question gives ("versions
-        2.6 and 3.0 were synchronized" dates neither); it shares a word with the
-        question, itself or through its frame ("July 1, 2021" under "Django 3.2.5
-        release notes" is a release date); it is not about another release of what the
-        question names ("Django 2.2 will end in April 2022" under "Django 3.2 release
-        notes"), nor stands under one without naming the asked release itself ("MySQL
-        5.0" in "Django 1.8 release notes" is not Django 5.0)."""
+    def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
+        """Whether the sentence, under its title and headings (`frame`) and after the
+        sentences before it in its paragraph (`lead`), answers: it holds a value of the
+        asked kind, not only numbers the question gives ("versions 2.6 and 3.0 were
+        synchronized" dates neither); it shares a word with the question, itself or
+        through its frame ("July 1, 2021" under "Django 3.2.5 release notes" is a release
+        date); it is not about another release of what the question names ("Django 2.2
+        will end in April 2022" under "Django 3.2 release notes"), nor stands under one
+        without naming the asked release itself ("MySQL 5.0" in "Django 1.8 release
+        notes" is not Django 5.0). Asked of a code name, it is about it: it, the
+        sentences before it or its headings name it, and its innermost heading is not
+        another code name's entry ("Deprecated since version 3.9" under math.factorial is
+        not when math.isqrt came)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
         series = self.kind == "version"
         if not holds_answer(self.kind, stated) or names_other_release(
             sentence, self.phrases, series
         ):
             return False
-        if names_other_release(frame, self.phrases, series) and not any(
+        read = f"{frame}\n{lead}" if lead else frame
+        if self.codes and (
+            self.under_other_code(frame)
+            or not any(mentions_identifier(f"{read}\n{sentence}", c) for c in self.codes)
+        ):
+            return False
+        if names_other_release(read, self.phrases, series) and not any(
             mentions_phrase(sentence, p) for p in self.phrases
         ):
             return False
-        return not self.words or bool(self.words & set(tokenize(f"{frame}\n{sentence}")))
+        return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
 
-    def answered_in(self, text: str, frame: str) -> bool:
-        """Whether the passage, under its title and headings (`frame`), holds a sentence
-        that answers (asked for a default, one that states it), its heading lines left
-        out: the test the answer line makes, on a passage's sentences."""
+    def under_other_code(self, frame: str) -> bool:
+        """Whether the innermost heading of the frame names a code name and none the
+        question asks of: the entry of another setting, option or function."""
+        innermost = frame.rsplit("\n", 1)[-1]
+        if not self.codes or not (identifiers(innermost) or _CALLED.search(innermost)):
+            return False
+        return not any(mentions_identifier(innermost, code) for code in self.codes)
+
+    def answered_in(self, text: str, frame_at: Callable[[int], str]) -> bool:
+        """Whether the passage holds a sentence that answers (asked for a default, one
+        that states it), each read under its title and headings (`frame_at`: the frame
+        at an offset of the passage; a passage may hold two settings' entries), its
+        heading lines left out: the test the answer line makes, on a passage's
+        sentences."""
         for start, end in sentences(text):
             if HEADING_LINE.match(text, start):
                 continue
-            sentence = text[start:end]
-            if self.answered_by(sentence, frame) and (
-                not self.default or self.states_default(sentence, frame)
+            sentence, under = text[start:end], frame_at(start)
+            if self.answered_by(sentence, under) and (
+                not self.default or self.states_default(sentence, under)
             ):
                 return True
         return False
@@ -722,12 +746,9 @@ class Asked(NamedTuple):
         under the heading of another setting or option ("The default value is 2.0"
         under hash_mem_multiplier is that one's, even where the sentence goes on to
         mention work_mem)."""
-        if not _DEFAULT.search(f"{frame}\n{sentence}"):
-            return False
-        innermost = frame.rsplit("\n", 1)[-1]
-        if not self.codes or not identifiers(innermost):
-            return True
-        return any(mentions_identifier(innermost, code) for code in self.codes)
+        return _DEFAULT.search(f"{frame}\n{sentence}") is not None and not self.under_other_code(
+            frame
+        )
 
     def states_the_kind(self, sentence: str, frame: str) -> bool:
         """Whether the sentence states what is asked as such, not only holds a value of its
