@@ -312,6 +312,35 @@ def test_a_passage_is_framed_at_each_offset_by_the_heading_its_snapshot_puts_the
     assert at(FUNCTIONS.index("Return the least") - start) == "math\nmath.lcm(*integers)"
 
 
+ENTRY = (
+    "# Configuration\n\n## include_patterns\n\nA list of glob-style patterns that are used to "
+    "find source files. They are matched against the source file names.\n\nExample patterns: "
+    "all files in the source directory and its subdirectories, recursively, or just one "
+    "directory.\n\nNew in version 5.1.\n\n## templates_path\n\nA list of paths that contain "
+    "extra templates, relative to the configuration directory."
+)
+
+
+@pytest.mark.parametrize(
+    ("page", "grows"), [(ENTRY, True), (ENTRY.replace("## ", "# ")[17:], False)]
+)
+def test_an_entry_is_read_to_its_end_two_chunks_on_a_page_long_section_is_not(
+    tmp_path: Path, page: str, grows: bool
+) -> None:
+    """An entry under the page's title may end two chunks past the one found ("New in
+    version 5.1."); a page with no heading under its title is one section, whose line
+    two chunks on may be about anything."""
+    world = World(tmp_path, chunk_size=130)
+    sid = world.add("conf.md", page)
+    found = next(e for e in world.chunks[sid] if e.text.startswith("They are matched"))
+    asked = Asked.of("In which version was the include_patterns setting added?")
+
+    grown = world.assembler().fit([found], no_terms, 1000, 10, asked=asked).placed[0].records[0]
+
+    assert grown.text.endswith("New in version 5.1.") is grows
+    world.check_verbatim(grown)
+
+
 def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_holds_it(
     tmp_path: Path,
 ) -> None:

@@ -103,14 +103,23 @@ def section_answer(
     asked: Asked,
     title: str,
 ) -> Chunk | None:
-    """The part of a chunk next to `chunks[position]` that lies in the same section and
-    answers what is asked when that chunk does not (the next one first); None otherwise.
-    A part, not the whole chunk: a section's last line ("New in version 3.8.") may open
-    a chunk that is mostly the next section's."""
+    """The part of a chunk near `chunks[position]` that lies in the same section and
+    answers what is asked when that chunk does not (the next one first, then the one
+    before, then the one after next when the next is all of the section); None
+    otherwise. A part, not the whole chunk: a section's last line ("New in version
+    3.8.") may open a chunk that is mostly the next section's."""
     chunk = chunks[position]
     if asked.answered_in(text[chunk.start : chunk.end], frames_at(title, headings, chunk.start)):
         return None
-    for neighbour in (position + 1, position - 1):
+    reach = [position + 1, position - 1]
+    if position + 2 < len(chunks) and len(chunk.headings) > 1:
+        # An entry under the page's title (a setting, a function) may end two chunks on;
+        # a page with no heading under its title is one long section, not one entry.
+        following = chunks[position + 1]
+        within = _in_section(following, chunk.headings, headings)
+        if within is not None and (within.start, within.end) == (following.start, following.end):
+            reach.append(position + 2)
+    for neighbour in reach:
         if 0 <= neighbour < len(chunks):
             part = _in_section(chunks[neighbour], chunk.headings, headings)
             if part is not None and asked.answered_in(
