@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from grounded_research.configuration import Context
+from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.judgement import judged_by_model
 from grounded_research.gaps.rules import (
     DETAILS,
@@ -42,8 +43,9 @@ async def find_gaps(
     """This round's gaps: the rules' per sub-question, each adjusted by the model's
     judgement when there is a model, then the sources that disagree. `text_of` reads a
     source's snapshot, for the headings each sentence lies under."""
+    headings_at = HeadingsAt(state, text_of)  # one read of each snapshot for all
     per_sub_question = {
-        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context, text_of)
+        sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context, headings_at)
         for sq in state.sub_questions
     }
     per_sub_question = whole_answered_by_parts(state, per_sub_question)

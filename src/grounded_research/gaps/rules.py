@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
@@ -92,9 +92,9 @@ def coverage_gaps(
     sub_question: SubQuestion,
     selected: list[Evidence],
     context: Context,
-    text_of: Callable[[str], str] | None = None,
+    headings_at: HeadingsAt | None = None,
 ) -> list[Gap]:
-    """`text_of` reads a source's snapshot, for the headings each sentence lies under."""
+    """`headings_at`: the headings each sentence lies under, read off its snapshot."""
     ranked = sorted(selected, key=lambda e: -e.score)
     facets = sub_question.facets or facets_of(sub_question.text)
     if not ranked:
@@ -114,7 +114,7 @@ def coverage_gaps(
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
     unnamed = unnamed_subjects(state, sub_question, ranked)
-    unanswered = why_unanswered(state, sub_question, ranked, unnamed, HeadingsAt(state, text_of))
+    unanswered = why_unanswered(state, sub_question, ranked, unnamed, headings_at)
     if unanswered:  # search for what is missing: a subject, else a number the question gives
         missing_subjects = unnamed or [
             (set(), [number]) for number in unsaid_numbers(state, sub_question, ranked)

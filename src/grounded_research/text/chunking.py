@@ -23,16 +23,17 @@ _ABBREVIATION = re.compile(
     r"feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|u\.s|u\.k)|\b[A-Z])\.$",
     re.IGNORECASE,
 )
+_ITEM_MARK = r"(?:[-*+•]|\d{1,3}[.)])\s"  # what opens a list item: "- ", "9. ", "2) "
 _BLOCK_LINE = re.compile(
-    r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
+    rf"^\s*(?:#{{1,6}}\s|{_ITEM_MARK}|\||>|(?:By|Published|Updated|Posted|Date|Source)\b)"
 )
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
-# What opens a line of a list, a quote or a heading: not part of the sentence it holds
-# ("9. Upgrade step by step" says no number).
 # A line that opens an item of a list: the item's earlier sentences lead its later ones, not
 # the items before it (each option of a list has its own "**Default:**").
-LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•]|\d{1,3}[.)])\s")
+LIST_ITEM = re.compile(rf"[ \t]*{_ITEM_MARK}")
+# What opens a line of a list, a quote or a heading: not part of the sentence it holds
+# ("9. Upgrade step by step" says no number).
 LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
 # A fenced code block; a fence may open after text on its line (an inline code span that
 # breaks a line is fenced where it stands), but it ends its line, bar a language name:
