@@ -1,6 +1,6 @@
 """Validate the runtimes evaluation set with the checks of benchmarks/docs_eval/check.py.
 
-    python benchmarks/runtimes_eval/check.py --corpus /work/data/corpus-runtimes
+    python benchmarks/runtimes_eval/check.py --corpus benchmarks/.data/corpus-runtimes
     python benchmarks/runtimes_eval/check.py --write-splits  # rewrite dev/test from questions.jsonl
     python benchmarks/runtimes_eval/check.py --scan          # also list pages outside the gold
                                                              # that match every fact

@@ -9,9 +9,17 @@ sentence's path off its source's snapshot.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from grounded_research.state import Evidence, State
 from grounded_research.text.chunking import heading_paths, path_at
+
+
+@lru_cache(maxsize=256)
+def snapshot_headings(sha256: str, text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """Each heading of the snapshot: its position and its path (`heading_paths`), read
+    once for the selection, the gap check and the writer."""
+    return tuple(heading_paths(text))
 
 
 class HeadingsAt:
@@ -23,7 +31,7 @@ class HeadingsAt:
     def __init__(self, state: State, text_of: Callable[[str], str] | None) -> None:
         self.sources = state.sources
         self.text_of = text_of
-        self.paths: dict[str, list[tuple[int, tuple[str, ...]]] | None] = {}
+        self.paths: dict[str, tuple[tuple[int, tuple[str, ...]], ...] | None] = {}
 
     def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
         source = self.sources.get(record.source_id)
@@ -35,6 +43,6 @@ class HeadingsAt:
             except (OSError, ValueError):  # missing or damaged: the passage's own path
                 text = ""
             fits = text[record.start : record.end] == record.text
-            self.paths[source.sha256] = heading_paths(text) if fits else None
+            self.paths[source.sha256] = snapshot_headings(source.sha256, text) if fits else None
         paths = self.paths[source.sha256]
         return tuple(record.headings) if paths is None else path_at(paths, record.start + offset)

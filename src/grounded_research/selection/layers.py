@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from grounded_research.gaps.conflicts import find_disagreements, frame, statements
+from grounded_research.gaps.headings import snapshot_headings
 from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
@@ -27,7 +28,6 @@ from grounded_research.selection.wholeness import (
     needs_previous,
     section_answer,
     snapshot_chunks,
-    snapshot_headings,
 )
 from grounded_research.state import Evidence, Source, Tier
 from grounded_research.text.answers import Asked

@@ -23,7 +23,7 @@ from itertools import pairwise
 
 from grounded_research.gaps.conflicts import frame
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import Chunk, chunk_text, heading_paths, path_at
+from grounded_research.text.chunking import Chunk, chunk_text, path_at
 from grounded_research.text.facts import is_unit
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
@@ -50,12 +50,6 @@ EARLY_CHARS = 60
 def snapshot_chunks(sha256: str, text: str, chunk_size: int) -> tuple[Chunk, ...]:
     """The chunks the retrievers cut this snapshot into (same function, same size)."""
     return tuple(chunk_text(text, chunk_size))
-
-
-@lru_cache(maxsize=256)
-def snapshot_headings(sha256: str, text: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """Each heading of the snapshot: its position and its path (`heading_paths`)."""
-    return tuple(heading_paths(text))
 
 
 def chunk_position(chunks: tuple[Chunk, ...], start: int, end: int) -> int | None:

@@ -66,8 +66,13 @@ def sentences(text: str, start: int = 0, end: int | None = None, titled: bool = 
     text starts a document, whose first line is its title (not a passage cut from it,
     whose first line is one like the others)."""
     end = len(text) if end is None else end
+    return _split_lines(text, _logical_lines(text, start, end, titled))
+
+
+def _split_lines(text: str, lines: list[Span]) -> list[Span]:
+    """The sentence spans of these logical lines (`sentences`)."""
     spans: list[Span] = []
-    for line_start, line_end in _logical_lines(text, start, end, titled):
+    for line_start, line_end in lines:
         position = line_start
         for match in _SENTENCE_END.finditer(text, line_start, line_end):
             if _ABBREVIATION.search(text[max(line_start, match.start() - 8) : match.start()]):
@@ -95,12 +100,9 @@ def sentences_with_lead(
         lead_start = para_start
         if code_led and previous >= 0 and text.startswith("```", para_start):
             lead_start = para_start if HEADING_LINE.match(text, previous) else previous
-        items = [
-            line_start
-            for line_start, _ in _logical_lines(text, para_start, para_end, titled)
-            if LIST_ITEM.match(text, line_start)
-        ]
-        for start, end in sentences(text, para_start, para_end, titled):
+        lines = _logical_lines(text, para_start, para_end, titled)
+        items = [line_start for line_start, _ in lines if LIST_ITEM.match(text, line_start)]
+        for start, end in _split_lines(text, lines):
             item = bisect_right(items, start) - 1
             spans.append((start, end, text[items[item] if item >= 0 else lead_start : start]))
         previous = para_start
