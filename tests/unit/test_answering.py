@@ -130,6 +130,20 @@ def test_a_year_the_question_gives_must_be_in_the_evidence(
     assert unanswered(result) == why
 
 
+def test_a_numbered_section_does_not_give_the_version_asked_about(tmp_path: Path) -> None:
+    """ "6.1. 有多少种 Debian 发布版本？" heads a section: the corpus does not say which
+    release ships Linux 6.1, however well that section matches the question's words."""
+    write(
+        tmp_path / "corpus",
+        "faq/choosing.md",
+        "# 第 6 章 Debian 档案库\n\n## 6.1. 有多少种 Debian 发布版本？\n\n"
+        "Debian 的每个发布版本都带有一个默认的 Linux 内核，例如 Linux 内核 5.10。\n",
+    )
+    result = ask(tmp_path, "Linux 内核 6.1 是哪个 Debian 版本的默认内核？")
+
+    assert unanswered(result) == ["no passage mentions 6.1"]
+
+
 def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
     """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
     on how many years security support lasts is not answered by it (the writer quotes

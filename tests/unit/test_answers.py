@@ -480,6 +480,23 @@ def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert not mentions_number("item 20240", "2024")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "关于可用的发布版本，请阅读第 6.1 节。",
+        "**表\xa06.1.\xa0网页浏览器列表**",
+        "### 6.1. 有多少种 Debian 发布版本？",
+        "See Table 6.1 for the browsers.",
+    ],
+)
+def test_the_number_of_a_part_of_a_book_is_no_mention_of_a_version(text: str) -> None:
+    """A section, a table or a heading numbered 6.1 does not say Linux 6.1; a question
+    about section 6.1 gives no number a passage must say."""
+    assert not mentions_number(text, "6.1")
+    assert mentions_number("Linux 6.1 是默认内核。", "6.1")
+    assert distinctive_numbers("What does section 6.1 say about Python 3.11?") == ["3.11"]
+
+
 def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
     """Packaged docs file a product's pages in a folder of its name; a page's own file
     name or the last part of a web address names that page, not a collection."""

@@ -135,6 +135,15 @@ _SECTION_REFERENCE = re.compile(
     r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)",
     re.IGNORECASE,
 )
+# Any number that numbers a part of a book: a reference to a section, a table's or a
+# figure's caption ("Table 6.1", "表 6.1."), the number a heading opens with ("6.1. 有多少种
+# Debian 发布版本？", "### 2.7. Set up"). Not `holds_answer`'s: measured there, it left the
+# table that answers "how many packages" for another passage (Chinese dev half).
+_NUMBERED_PART = re.compile(
+    rf"{_SECTION_REFERENCE.pattern}|\b(?:tables?|figures?|examples?)\s*\d+(?:\.\d+)*|"
+    r"[表图例]\s*\d+(?:\.\d+)+|^[ \t>#*]*\d+(?:\.\d+)*\.(?=\s)",
+    re.IGNORECASE | re.MULTILINE,
+)
 _ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
@@ -319,14 +328,18 @@ _NUMBER_END = r"(?![\w]|\.\d)"  # "3.11" is not "3.11.2", "2024" not "20240"
 def distinctive_numbers(question: str) -> list[str]:
     """The numbers a question gives that pick out one thing: a year, a version, a figure
     of three digits or more ("Who was elected in 2024?", "What changed in 3.12?"); not a
-    small count, which any page holds."""
-    given = _GIVEN_NUMBER.findall(question)
+    small count, which any page holds, nor the number of a section the question refers
+    to ("What does section 6.1 say …": a page heads it "6.1. …")."""
+    given = _GIVEN_NUMBER.findall(_NUMBERED_PART.sub(" ", question))
     return list(dict.fromkeys(n for n in given if "." in n or len(n) >= 3))
 
 
 def mentions_number(text: str, number: str) -> bool:
     """Whether the text says the number as written, or with its thousands grouped
-    ("2,000") or without its leading zero (".300")."""
+    ("2,000") or without its leading zero (".300"); not as the number of a section it
+    numbers a part of a book by ("参见第 6.1 节", "表 6.1.", "6.1. 网页浏览器" do not mention
+    Linux 6.1)."""
+    text = _NUMBERED_PART.sub(" ", text)
     if re.fullmatch(r"\d{4,}", number):
         head = len(number) % 3 or 3
         groups = [number[:head], *(number[i : i + 3] for i in range(head, len(number), 3))]
