@@ -144,6 +144,24 @@ def test_a_numbered_section_does_not_give_the_version_asked_about(tmp_path: Path
     assert unanswered(result) == ["no passage mentions 6.1"]
 
 
+@pytest.mark.parametrize(
+    ("release", "why"), [("apt 2.6", []), ("apt 3.0", ["no passage names apt 3.0"])]
+)
+def test_a_chinese_question_names_a_release_in_lower_case(
+    tmp_path: Path, release: str, why: list[str]
+) -> None:
+    """ "apt 3.0" in a Chinese question is that release of apt, written as users write
+    it: a page on apt 2.6 does not say what apt 3.0 added."""
+    write(
+        tmp_path / "corpus",
+        "handbook/apt.md",
+        "# 6.2. apt 2.6 的新功能\n\napt 2.6 新增了 apt satisfy 和 apt modernize-sources 子命令。\n",
+    )
+    result = ask(tmp_path, f"{release} 新增了哪些子命令？")
+
+    assert unanswered(result) == why
+
+
 def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
     """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
     on how many years security support lasts is not answered by it (the writer quotes

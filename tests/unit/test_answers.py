@@ -14,6 +14,7 @@ from grounded_research.text.answers import (
     holds_answer,
     identifiers,
     key_phrases,
+    latin_terms,
     mentions_identifier,
     mentions_number,
     mentions_phrase,
@@ -495,6 +496,18 @@ def test_the_number_of_a_part_of_a_book_is_no_mention_of_a_version(text: str) ->
     assert not mentions_number(text, "6.1")
     assert mentions_number("Linux 6.1 是默认内核。", "6.1")
     assert distinctive_numbers("What does section 6.1 say about Python 3.11?") == ["3.11"]
+
+
+def test_a_chinese_question_names_what_it_writes_in_latin_letters() -> None:
+    """A Chinese question writes in Latin letters the packages, commands and code names
+    it asks about, in lower case too; a word glossing its own ("分离（detach）") is not
+    one. An English question's lower-case words stay words."""
+    assert subjects("Debian LTS 团队对 bullseye 的支持到哪一天截止？") == [
+        ({"debian", "lts", "bullseye"}, [])
+    ]
+    assert subjects("apt 3.0 新增了哪些子命令？") == [({"apt"}, ["apt 3.0"])]
+    assert subjects("用 screen 的时候，怎么把当前会话分离（detach）出去？") == [({"screen"}, [])]
+    assert latin_terms("Which subcommands did apt 3.0 add?") == set()
 
 
 def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:

@@ -17,9 +17,9 @@ from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import is_name_word, named_terms, quantities
+from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
 from grounded_research.text.normalize import unaccented, unescaped
-from grounded_research.text.tokenize import tokenize
+from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
 
 AnswerKind = Literal[
     "comparison", "procedure", "yes_no", "version", "date", "quantity", "name", "any"
@@ -245,6 +245,8 @@ def key_phrases(question: str) -> list[str]:
             continue  # "October 22" is a day, not a release of a name
         if words:
             phrases.append(" ".join([*words, match.group(2)]))
+    if has_cjk(question):  # it names in lower case too (`latin_terms`): "apt 3.0 新增了…"
+        phrases += [" ".join(m.groups()) for m in _LATIN_RELEASE.finditer(cjk_spaced(question))]
     return list(dict.fromkeys(phrases))
 
 
@@ -368,11 +370,35 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     together; "Were A and B born in the same city?" has two."""
     groups: list[tuple[set[str], list[str]]] = []
     for part in _GROUP_BREAK.split(question):
-        names = named_terms(part) | identifiers(part)
+        names = named_terms(part) | identifiers(part) | latin_terms(part)
         phrases = key_phrases(part)
         if names or phrases:
             groups.append((names, phrases))
     return groups
+
+
+def latin_terms(question: str) -> set[str]:
+    """The words a Chinese or Japanese question writes in Latin letters, lower case as
+    well: such a question writes in Latin letters only what it names (a package, a
+    command, a release's code name: "bullseye", "apt-get", "sources.list"), whatever its
+    case; not a word it glosses one of its own with ("会话分离（detach）": a passage may say
+    either). None in a question written in Latin letters, where a lower-case word is a
+    word."""
+    if not has_cjk(question):
+        return set()
+    unglossed = cjk_spaced(_GLOSS.sub(" ", question))
+    return {
+        word
+        for word in (m.group(0).lower() for m in _LATIN_TERM.finditer(unglossed))
+        if len(word) > 1 and word not in STOPWORDS and not is_unit(word)
+    }
+
+
+_LATIN_TERM = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*(?![\w/])")
+_GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])\s*[（(][A-Za-z][^（）()]*[）)]")
+_LATIN_RELEASE = re.compile(
+    r"(?<![\w./-])([a-z][a-z0-9]*(?:[_-][a-z0-9]+)*)\s+(\d+(?:\.\d+)+)(?![\w.]*\d)"
+)
 
 
 def misspelt(name: str, names: set[str]) -> bool:
