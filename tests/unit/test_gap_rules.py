@@ -125,6 +125,26 @@ def test_agreeing_numbers_and_different_subjects_do_not_conflict() -> None:
     assert "conflict" not in kinds(gaps_of(different))
 
 
+def test_two_measures_or_doings_of_one_subject_do_not_conflict() -> None:
+    """Sentences that name the same subject and share no other word are about two
+    things of it: a majority of votes and a share of web servers are not one figure;
+    a project's plans and what it shipped are not one event."""
+    measures = state_with(
+        [
+            ("rules", "Debian requires a majority of three quarters (75%) of votes.", None),
+            ("intro", "Around 10% of the web servers on the Internet run Debian.", None),
+        ]
+    )
+    assert not [g for g in gaps_of(measures) if "conflict" in g.kind]
+    doings = state_with(
+        [
+            ("plans", "Debian plans to focus on a few topics in each release.", None),
+            ("history", "Debian shipped Wayland as the GNOME default.", None),
+        ]
+    )
+    assert not [g for g in gaps_of(doings) if "conflict" in g.kind]
+
+
 def test_sources_that_disagree_on_a_year_conflict() -> None:
     state = state_with(
         [

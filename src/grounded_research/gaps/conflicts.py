@@ -138,13 +138,14 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
             continue
         shared = own_a.subjects & own_b.subjects
         on_code = bool(own_a.code & own_b.code)
+        attribute = bool(own_a.attributes & own_b.attributes)
         if not shared:
             shared = (own_a.subjects | frame_a.subjects) & (own_b.subjects | frame_b.subjects)
-            if not shared or not own_a.attributes & own_b.attributes:
+            if not shared or not attribute:
                 continue
             if frame_a.code and frame_b.code and not frame_a.code & frame_b.code:
                 continue  # "Apache Module mod_deflate" and "Apache Module mod_http2"
-        found_here = _disagreements(a.sentence, b.sentence, versions=on_code)
+        found_here = _disagreements(a.sentence, b.sentence, versions=on_code, measured=attribute)
         for kind, detail, value_a, value_b in found_here:
             group = next(
                 (
@@ -172,10 +173,15 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     return kept
 
 
-def _disagreements(a: str, b: str, versions: bool) -> list[tuple[ConflictKind, str, str, str]]:
+def _disagreements(
+    a: str, b: str, versions: bool, measured: bool
+) -> list[tuple[ConflictKind, str, str, str]]:
+    """`measured`: the two share a word besides names and numbers, so a figure or a
+    status of each can be of one thing: "75% of votes" and "10% of web servers" both
+    name Debian and are two measures of it."""
     found: list[tuple[ConflictKind, str, str, str]] = []
-    quantities_b = quantities(b)
-    for qa in quantities(a):
+    quantities_b = quantities(b) if measured else []
+    for qa in quantities(a) if measured else []:
         same_unit = [qb for qb in quantities_b if qb.unit == qa.unit]
         if same_unit and all(_differ(qa.value, qb.value) for qb in same_unit):
             found.append(("conflict", qa.unit, qa.text, same_unit[0].text))
@@ -188,7 +194,7 @@ def _disagreements(a: str, b: str, versions: bool) -> list[tuple[ConflictKind, s
         if not changes_a[change] & changes_b[change]:
             detail = f"version {change}"
             found.append(("conflict", detail, _join(changes_a[change]), _join(changes_b[change])))
-    status_a, status_b = statuses(a), statuses(b)
+    status_a, status_b = (statuses(a), statuses(b)) if measured else (set(), set())
     for left, right in _INCOMPATIBLE:
         if left <= status_a and right <= status_b and not right <= status_a:
             found.append(("status_conflict", "status", _join(left), _join(right)))
