@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.check import next_research
+from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
@@ -501,3 +502,15 @@ def test_a_sentence_is_read_under_the_heading_its_source_puts_it_under(tmp_path:
 
     assert "unanswered" not in kinds(gaps_of(state, cache_dir=str(tmp_path)))
     assert "unanswered" in kinds(gaps_of(state, cache_dir=str(tmp_path / "elsewhere")))
+
+
+def test_a_question_word_heading_two_sections_is_not_a_shared_subject() -> None:
+    """ "What is GNU/Linux?" and "What is Debian?" head two sections on two things: the
+    question word opening them is no name they share, so their years do not conflict."""
+    found = statements(
+        [
+            ("e1", "a", "What became GNU/Linux began in 1984.", "1.3. What is GNU/Linux?"),
+            ("e2", "b", "The Debian Project began in 1993.", "1.1. What is Debian?"),
+        ]
+    )
+    assert find_disagreements(found) == []
