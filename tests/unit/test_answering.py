@@ -162,6 +162,20 @@ def test_a_chinese_question_names_a_release_in_lower_case(
     assert unanswered(result) == why
 
 
+def test_a_chinese_question_is_open_when_no_page_says_what_it_asks_for(tmp_path: Path) -> None:
+    """ "由哪个机构维护" asks for an organisation: a page that names the mirror and never
+    says who runs it does not answer, however well it matches the other words."""
+    write(
+        tmp_path / "corpus",
+        "faq/uptodate.md",
+        "# 9.1. 如何使 Debian 系统保持最新？\n\n您可以将 ftp.cn.debian.org（中国的默认镜像站）"
+        "替换成离您更近的 Debian 镜像站，镜像由 Debian 维护者 Ian Murdock 列出。\n",
+    )
+    result = ask(tmp_path, "ftp.cn.debian.org 这个镜像是由哪个机构维护的？")
+
+    assert unanswered(result) == ["no passage about it mentions 机构"]
+
+
 def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
     """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
     on how many years security support lasts is not answered by it (the writer quotes

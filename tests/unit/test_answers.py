@@ -452,6 +452,11 @@ def test_a_default_is_stated_for_what_is_asked(
         ("What is the smallest value readline's crlfDelay is coerced to?", "value"),
         ("What is the largest value UV_THREADPOOL_SIZE accepts?", "value"),
         ("Which test fails first?", "test"),
+        # a Chinese question names the thing after "哪个"; one character is a word of its own
+        ("ftp.cn.debian.org 这个镜像是由哪个机构维护的？", "机构"),
+        ("上传前用哪个命令给 .dsc 文件签名？", "命令"),
+        ("本书法文第一版和 debian-installer 的问世，哪个更早？", ""),
+        ("Debian 是从哪个版本开始支持多架构的？", ""),
     ],
 )
 def test_the_head_of_a_what_question_is_a_thing_not_a_verb_or_a_name(

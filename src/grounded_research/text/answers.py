@@ -144,6 +144,7 @@ _NUMBERED_PART = re.compile(
     r"[表图例]\s*\d+(?:\.\d+)+|^[ \t>#*]*\d+(?:\.\d+)*\.(?=\s)",
     re.IGNORECASE | re.MULTILINE,
 )
+_ZH_HEAD = re.compile(r"哪(?:一)?(?:个|家|位|种|款|些)\s*(?P<head>[\u4e00-\u9fff]+)")
 _ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
@@ -579,9 +580,17 @@ def head_word(question: str) -> str:
     (an article, a pronoun or a name), where a noun would be followed by its verb. The
     thing is the last word before that verb ("What major city is …" asks for a city, "Which
     PostgreSQL command can …" for a command), and the noun a version question asks with
-    is not one ("Which Django version")."""
-    head = _head_noun(question)
+    is not one ("Which Django version"). A Chinese question names it after "哪个" and
+    the like ("由哪个机构维护" asks for an organisation); a single character there is a
+    word of its own ("哪个更早", "哪一天"), not the thing."""
+    head = _head_noun(question) or _zh_head_noun(question)
     return "" if head in _KIND_NOUNS.get(asked_kind(question), "").split() else head
+
+
+def _zh_head_noun(question: str) -> str:
+    match = _ZH_HEAD.search(question)
+    words = tokenize(match.group("head")) if match else []
+    return words[0] if words and len(words[0]) > 1 else ""
 
 
 def _head_noun(question: str) -> str:
