@@ -176,6 +176,25 @@ def test_a_chinese_question_is_open_when_no_page_says_what_it_asks_for(tmp_path:
     assert unanswered(result) == ["no passage about it mentions 机构"]
 
 
+@pytest.mark.parametrize(("level", "why"), [("51", []), ("52", ["no passage mentions 52"])])
+def test_a_value_the_question_sets_must_be_in_the_evidence(
+    tmp_path: Path, level: str, why: list[str]
+) -> None:
+    """A manual that lists compatibility levels up to 51 does not say what level 52
+    changes, however well its list matches the question's other words."""
+    write(
+        tmp_path / "corpus",
+        "bash/compat.md",
+        "# 6.12 Shell Compatibility Mode\n\nThe `BASH_COMPAT` variable sets the "
+        "compatibility level.\n\n- compat50: changes how `$RANDOM` is generated.\n"
+        "- compat51: the `unset` builtin treats `a[@]` differently when `BASH_COMPAT` "
+        "is set to 51.\n",
+    )
+    result = ask(tmp_path, f"What changes when I set BASH_COMPAT to {level}?")
+
+    assert unanswered(result) == why
+
+
 def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
     """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
     on how many years security support lasts is not answered by it (the writer quotes

@@ -503,6 +503,14 @@ def test_the_number_of_a_part_of_a_book_is_no_mention_of_a_version(text: str) ->
     assert distinctive_numbers("What does section 6.1 say about Python 3.11?") == ["3.11"]
 
 
+def test_a_two_digit_value_is_distinctive_a_two_digit_release_is_not() -> None:
+    """A value a question sets ("BASH_COMPAT to 52") must be said by the page that
+    answers; "Node.js 18" is a release, which its pages write as "v18.20.4"."""
+    assert distinctive_numbers("What changes when I set BASH_COMPAT to 52?") == ["52"]
+    assert distinctive_numbers("Are Node.js 18 policies a stable feature?") == []
+    assert distinctive_numbers("Is Debian 12 supported in the top 5 until 2028?") == ["2028"]
+
+
 def test_a_chinese_question_names_what_it_writes_in_latin_letters() -> None:
     """A Chinese question writes in Latin letters the packages, commands and code names
     it asks about, in lower case too; a word glossing its own ("分离（detach）") is not

@@ -330,11 +330,21 @@ _NUMBER_END = r"(?![\w]|\.\d)"  # "3.11" is not "3.11.2", "2024" not "20240"
 
 def distinctive_numbers(question: str) -> list[str]:
     """The numbers a question gives that pick out one thing: a year, a version, a figure
-    of three digits or more ("Who was elected in 2024?", "What changed in 3.12?"); not a
-    small count, which any page holds, nor the number of a section the question refers
-    to ("What does section 6.1 say …": a page heads it "6.1. …")."""
+    of two digits or more ("Who was elected in 2024?", "What changed in 3.12?", "What
+    changes when I set BASH_COMPAT to 52?"); not a single digit, which any page holds, nor
+    the number of a section the question refers to ("What does section 6.1 say …": a page
+    heads it "6.1. …"), nor a name's two-digit release ("Node.js 18", "Debian 12"), which
+    the pages of that release write otherwise ("v18.20.4", a folder of the release)."""
     given = _GIVEN_NUMBER.findall(_NUMBERED_PART.sub(" ", question))
-    return list(dict.fromkeys(n for n in given if "." in n or len(n) >= 3))
+    released = set(_RELEASE_NUMBER.findall(question))
+    return list(
+        dict.fromkeys(
+            n for n in given if "." in n or len(n) >= 3 or (len(n) == 2 and n not in released)
+        )
+    )
+
+
+_RELEASE_NUMBER = re.compile(r"\b[A-Z][\w.+#-]*\s+(?:(?:version|release)\s+|v)?(\d{2})(?![\w.]*\d)")
 
 
 def mentions_number(text: str, number: str) -> bool:
