@@ -195,6 +195,20 @@ def test_a_value_the_question_sets_must_be_in_the_evidence(
     assert unanswered(result) == why
 
 
+def test_digits_a_name_ends_with_are_no_size(tmp_path: Path) -> None:
+    """ "FAT32" names a file system: a page saying the EFI partition is formatted as
+    FAT32 does not say how large it must be."""
+    write(
+        tmp_path / "corpus",
+        "guide/partitioning.md",
+        "# 分区\n\n在 EFI 模式引导时会有一个额外的 EFI 分区，该分区格式化为 FAT32 "
+        "可引导文件系统。\n",
+    )
+    result = ask(tmp_path, "EFI 分区最少要分多大？")
+
+    assert unanswered(result) == ["no passage about it gives a number"]
+
+
 def test_the_number_of_a_list_item_does_not_answer_how_many(tmp_path: Path) -> None:
     """ "9. 一步步地升级" is the ninth step of a list, not a number of years: a question
     on how many years security support lasts is not answered by it (the writer quotes
