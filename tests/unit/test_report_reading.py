@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -223,6 +224,24 @@ def section(report: str, name: str) -> str:
     return report.split(f"## {name}\n", 1)[1].split("\n## ", 1)[0]
 
 
+def test_a_limit_the_run_used_up_is_said_in_plain_words(tmp_path: Path) -> None:
+    """With no round left to search again for what is missing, the report says so in
+    words a reader follows, with the knob's name for whoever runs it."""
+    out = tmp_path / "report.md"
+    done = runner.invoke(
+        cli.app,
+        ["What energy density does the Aurora A1 cell reach?", "--corpus",
+         str(EXAMPLE_CORPUS), "--out", str(out), "--max-rounds", "0", "--cache-dir",
+         str(tmp_path / "cache"), "--data-dir", str(tmp_path / "data"), "-q"],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    unresolved = section(out.read_text(encoding="utf-8"), "Unresolved")
+    assert "The run used up its rounds of searching again for what is missing (max_rounds)" in (
+        unresolved
+    )
+    assert "short: max_rounds" not in unresolved
+
+
 def test_the_readme_quotes_what_the_example_report_says(
     example: tuple[str, dict[str, object]],
 ) -> None:
@@ -270,7 +289,6 @@ def test_the_example_report_reads_cleanly(example: tuple[str, dict[str, object]]
     assert unresolved.strip() and question not in unresolved
     for internal in ("independent source(s)", "not covered:", " vs ", "short: max_rounds"):
         assert internal not in unresolved
-    assert "The run used up its rounds of searching again for what is missing" in unresolved
 
     conflicts = section(report, "Conflicts")
     assert "| value | source | date |" in conflicts
