@@ -648,3 +648,18 @@ def test_a_passage_holding_two_entries_answers_by_the_one_its_sentence_is_under(
     assert not isnan.answered_in(passage, frames)
     assert not isqrt.answered_in(passage, lambda _: "math\nmath.isnan(x)")
     assert isqrt.answered_by("New in version 3.8.", "math", lead="See also isqrt(). ")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "holds"),
+    [
+        ("该分区格式化为 FAT32 可引导文件系统。", False),
+        ("Checksums are computed with sha256 on x86_64.", False),
+        ("目前你应当将其设置为 debhelper V10：", True),
+        ("最少分配200MB的空间。", True),
+    ],
+)
+def test_digits_a_name_ends_with_are_no_count_a_level_after_its_v_is(
+    sentence: str, holds: bool
+) -> None:
+    assert holds_answer("quantity", sentence) is holds

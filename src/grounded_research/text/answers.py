@@ -113,8 +113,9 @@ _NUMBER_WORDS = (  # "The default is five minutes": docs write small numbers in 
     r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|"
     r"ninety|hundred|thousand|million|billion|dozen"
 )
-_NUMBER_HOLDER = re.compile(  # not digits a name ends with: "FAT32", "sha256", "x86_64"
-    r"(?<![A-Za-z_\d.])(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
+_NUMBER_HOLDER = re.compile(  # not digits a name ends with ("FAT32", "sha256", "x86_64"),
+    # but a level or release after its v ("debhelper V10")
+    r"(?:(?<![A-Za-z_\d.])|(?<=(?<![A-Za-z])[vV]))(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
     rf"\b(?:unlimited|no limit|infinity|zero|{_NUMBER_WORDS})\b|无限|不限|"
     # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a"
     r"(?!一[个种条项])[零一二两三四五六七八九十百千万]+(?:个|位|次|天|秒|分钟|小时|周|年|"
