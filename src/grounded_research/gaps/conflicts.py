@@ -180,8 +180,8 @@ def _disagreements(
     status of each can be of one thing: "75% of votes" and "10% of web servers" both
     name Debian and are two measures of it."""
     found: list[tuple[ConflictKind, str, str, str]] = []
-    quantities_b = quantities(b) if measured else []
-    for qa in quantities(a) if measured else []:
+    quantities_a, quantities_b = (quantities(a), quantities(b)) if measured else ([], [])
+    for qa in quantities_a:
         same_unit = [qb for qb in quantities_b if qb.unit == qa.unit]
         if same_unit and all(_differ(qa.value, qb.value) for qb in same_unit):
             found.append(("conflict", qa.unit, qa.text, same_unit[0].text))

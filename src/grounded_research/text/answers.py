@@ -138,15 +138,17 @@ _SECTION_REFERENCE = re.compile(
 )
 # Any number that numbers a part of a book: a reference to a section, a table's or a
 # figure's caption ("Table 6.1", "表 6.1."), the number a heading opens with ("6.1. 有多少种
-# Debian 发布版本？", "### 2.7. Set up"). Not `holds_answer`'s: measured there, it left the
-# table that answers "how many packages" for another passage (Chinese dev half).
+# Debian 发布版本？", "### 2.7. Set up"). `holds_answer` skips section references only:
+# measured with these too, the table that answers "how many packages" lost its place in
+# the evidence to a passage that no longer held a number (Chinese dev half).
 _NUMBERED_PART = re.compile(
     rf"{_SECTION_REFERENCE.pattern}|\b(?:tables?|figures?|examples?)\s*\d+(?:\.\d+)*|"
     r"[表图例]\s*\d+(?:\.\d+)+|^[ \t>#*]*\d+(?:\.\d+)*\.(?=\s)",
     re.IGNORECASE | re.MULTILINE,
 )
-_ZH_HEAD = re.compile(r"哪(?:一)?(?:个|家|位|种|款|些)\s*(?P<head>[\u4e00-\u9fff]+)")
-_ZH_WHICH = re.compile(r"哪(?:一)?(?:个|家|位|种|款)\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
+_ZH_MEASURE = "个|家|位|种|款"  # the measure words "哪" takes before a noun
+_ZH_WHICH = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE})\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
+_ZH_HEAD = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE}|些)\s*(?P<head>[\u4e00-\u9fff]+)")
 _IDENTIFIER = re.compile(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
     r"\b[A-Z][A-Z0-9_]{2,}=[\w.-]+"  # a setting with its value: BOOT_DEBUG=4
