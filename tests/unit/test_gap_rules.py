@@ -14,6 +14,7 @@ from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
+from grounded_research.text.facts import statuses
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
 
@@ -514,3 +515,13 @@ def test_a_question_word_heading_two_sections_is_not_a_shared_subject() -> None:
         ]
     )
     assert find_disagreements(found) == []
+
+
+def test_chinese_status_words_are_read_as_statuses_only_where_they_are_ones() -> None:
+    """ "Debian 计划" is the Debian Project and "已经更新" any "already updated": neither
+    is a plan nor a delivery."""
+    assert statuses("Debian 计划在每次发布新版本时都尽量专注于几个主题。") == set()
+    assert statuses("我已经更新了 Debian 参考手册来处理新的话题。") == set()
+    assert statuses("Norvik 公司计划于 2026 年量产 N2 电芯。") == {"planned"}
+    assert statuses("公司计划2027年量产！") == {"planned"}
+    assert statuses("Norvik 公司已经开始量产 N2 电芯。") == {"done"}

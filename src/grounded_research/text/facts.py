@@ -31,13 +31,19 @@ _JOINED_WORDS = re.compile(r"(?:-[a-z]+)+$")  # "-style" in "NumPy-style", "-com
 _STATUS = {
     "planned": re.compile(
         r"\b(?:will (?:begin|start|ship|deliver|launch|enter|reach|be)|plans? to|planned|"
-        r"expects? to|expected to|aims? to|scheduled|targets?|on track to)\b|计划|预计|将于|将在",
+        r"expects? to|expected to|aims? to|scheduled|targets?|on track to)\b|"
+        # 计划 is also the noun "project" ("Debian 计划在每次发布时…", after its name):
+        # planned only before what it plans, not after a name
+        r"(?<![A-Za-z])(?<![A-Za-z] )计划"
+        r"(?:\s*\d|在|于|将|要|到|明年|今年|推出|发布|开始|量产|投产)|预计|将于|将在",
         re.IGNORECASE,
     ),
     "done": re.compile(
         r"\b(?:shipped|has delivered|have delivered|delivered|launched|began (?:series )?"
         r"production|started (?:series )?production|entered (?:series )?production|"
-        r"in series production|now ships|is shipping)\b|已经|已于|已开始|已交付|已量产",
+        r"in series production|now ships|is shipping)\b|"
+        # 已经 alone is any "already" ("已经安装"): done only of a release or a delivery
+        r"已经(?:发布|推出|交付|量产|上市|出货|开始)|已于|已开始|已交付|已量产",
         re.IGNORECASE,
     ),
     "delayed": re.compile(
