@@ -525,3 +525,17 @@ def test_chinese_status_words_are_read_as_statuses_only_where_they_are_ones() ->
     assert statuses("Norvik 公司计划于 2026 年量产 N2 电芯。") == {"planned"}
     assert statuses("公司计划2027年量产！") == {"planned"}
     assert statuses("Norvik 公司已经开始量产 N2 电芯。") == {"done"}
+
+
+def test_chinese_sentences_on_one_subject_share_their_short_words() -> None:
+    """Chinese words are mostly two characters ("公司", "量产", "电芯"): they are what two
+    sentences on Norvik share besides its name, so a plan and a start of production
+    conflict, as they do in English."""
+    found = statements(
+        [
+            ("e1", "a", "Norvik 公司计划于 2026 年量产 N2 电芯。", ""),
+            ("e2", "b", "Norvik 公司已经开始量产 N2 电芯。", ""),
+        ]
+    )
+    [conflict] = find_disagreements(found)
+    assert {value for _, value in conflict.sides} == {"planned", "done"}

@@ -24,7 +24,7 @@ from grounded_research.gaps.kinds import CONFLICT_KINDS, ConflictKind
 from grounded_research.text.answers import identifiers
 from grounded_research.text.chunking import sentences
 from grounded_research.text.facts import is_unit, name_phrases, quantities, statuses, years
-from grounded_research.text.tokenize import tokenize
+from grounded_research.text.tokenize import has_cjk, tokenize
 
 _EVENTS = {
     "start": r"\b(?:start\w*|begin\w*|began|launch\w*|enter\w*|open\w*)\b|开始|投产|启动",
@@ -246,7 +246,7 @@ def _attribute_words(sentence: str) -> set[str]:
         and not is_unit(token)
         and token not in versioned
         and token not in names
-        and len(token) > 2
+        and (len(token) > 2 or has_cjk(token))  # "电芯", "量产": Chinese words are short
     }
 
 
