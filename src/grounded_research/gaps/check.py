@@ -43,7 +43,7 @@ async def find_gaps(
     """This round's gaps: the rules' per sub-question, each adjusted by the model's
     judgement when there is a model, then the sources that disagree. `text_of` reads a
     source's snapshot, for the headings each sentence lies under."""
-    headings_at = HeadingsAt(state, text_of)  # one read of each snapshot for all
+    headings_at = HeadingsAt(state.sources, text_of)  # one read of each snapshot for all
     per_sub_question = {
         sq.id: coverage_gaps(state, sq, state.selected_for(sq.id), context, headings_at)
         for sq in state.sub_questions

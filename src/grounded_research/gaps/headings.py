@@ -8,10 +8,10 @@ sentence's path off its source's snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
-from grounded_research.state import Evidence, State
+from grounded_research.state import Evidence, Source
 from grounded_research.text.chunking import heading_paths, path_at
 
 
@@ -26,10 +26,10 @@ class HeadingsAt:
     """The headings a sentence of the evidence lies under, read off its source's
     snapshot (a passage may hold the heading of the next setting or option, so the path
     where the passage starts is not every sentence's); the passage's own path when the
-    snapshot cannot be read."""
+    snapshot cannot be read. For the selection, the gap check and the writer alike."""
 
-    def __init__(self, state: State, text_of: Callable[[str], str] | None) -> None:
-        self.sources = state.sources
+    def __init__(self, sources: Mapping[str, Source], text_of: Callable[[str], str] | None) -> None:
+        self.sources = sources
         self.text_of = text_of
         self.paths: dict[str, tuple[tuple[int, tuple[str, ...]], ...] | None] = {}
 

@@ -188,7 +188,7 @@ def why_unanswered(
         if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
             return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
-    at = headings_at or HeadingsAt(state, None)
+    at = headings_at or HeadingsAt(state.sources, None)
     if not any(
         asked.answered_by(
             LINE_MARKER.sub("", record.text[start:end]),

@@ -104,7 +104,7 @@ def extractive_body(
     number = Citations.of(state)
     titles = {source.id: source.title for source in state.sources.values()}
     places = {source.id: source.place for source in state.sources.values()}
-    headings_at = HeadingsAt(state, text_of)
+    headings_at = HeadingsAt(state.sources, text_of)
     not_answered = why_not_answered(state)
     ranked = {
         sq.id: ranked_sentences(

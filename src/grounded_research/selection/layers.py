@@ -17,12 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from grounded_research.gaps.conflicts import find_disagreements, frame, statements
-from grounded_research.gaps.headings import snapshot_headings
+from grounded_research.gaps.headings import HeadingsAt, snapshot_headings
 from grounded_research.gathering import evidence_id
 from grounded_research.selection.budget import count_tokens
 from grounded_research.selection.wholeness import (
     chunk_position,
-    frames_at,
     heading_answer,
     needs_next,
     needs_previous,
@@ -116,6 +115,7 @@ class Assembler:
     ) -> None:
         self.text_of = text_of
         self.sources = sources
+        self.headings_at = HeadingsAt(sources, text_of)
         self.chunk_size = chunk_size
         self.strategy = strategy
         self._claimed: dict[str, list[Span]] = {}
@@ -198,13 +198,9 @@ class Assembler:
         return frame(self._title_of(record), record.headings)
 
     def _frames_at(self, record: Evidence) -> Callable[[int], str]:
-        """The frame at each offset of the record, read off its snapshot (the record's
-        own path everywhere when the snapshot cannot be read)."""
-        text = self._snapshot(record)
-        if text is None:
-            return lambda _: self._frame_of(record)
-        headings = snapshot_headings(self.sources[record.source_id].sha256, text)
-        return frames_at(self._title_of(record), headings, record.start)
+        """The frame at each offset of the record (`HeadingsAt`)."""
+        title = self._title_of(record)
+        return lambda offset: frame(title, self.headings_at(record, offset))
 
     def _listing_cost(self, source_id: str) -> int:
         source = self.sources.get(source_id)

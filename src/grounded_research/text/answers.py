@@ -126,9 +126,9 @@ _CODE = re.compile(
     r"`[^`\n]+`|\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
     r"\b\w+(?:\.\w+)+\b"
 )
+_RELEASE_WORD = r"(?:(?:version|release)\s+|v)?"  # between a name and its number: "Django v5"
 _KEY_PHRASE = re.compile(
-    r"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+(?:(?:version|release)\s+|v)?"
-    r"(\d+(?:\.\d+)*)(?![\w.]*\d)"
+    rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+{_RELEASE_WORD}(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
 # 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
@@ -321,7 +321,7 @@ def _named_release(name: Sequence[str], number: str) -> str:
     ("Apache HTTP Server Version 2.4" is Apache 2.4); a chapter or a section is not."""
     words = r"\s+".join(re.escape(part) for part in name)
     rest = r"(?:\s+(?!(?:Chapter|Section|Part|Appendix|Table|Figure|Step)\b)(?-i:[A-Z][\w-]*)){0,2}"
-    return rf"(?<![\w.]){words}{rest}(?:\s+|-)(?:(?:version|release)\s+|v)?{number}"
+    return rf"(?<![\w.]){words}{rest}(?:\s+|-){_RELEASE_WORD}{number}"
 
 
 def _exactly(number: str) -> str:
@@ -347,7 +347,7 @@ def distinctive_numbers(question: str) -> list[str]:
     )
 
 
-_RELEASE_NUMBER = re.compile(r"\b[A-Z][\w.+#-]*\s+(?:(?:version|release)\s+|v)?(\d{2})(?![\w.]*\d)")
+_RELEASE_NUMBER = re.compile(rf"\b[A-Z][\w.+#-]*\s+{_RELEASE_WORD}(\d{{2}})(?![\w.]*\d)")
 
 
 def mentions_number(text: str, number: str) -> bool:

@@ -34,7 +34,7 @@ HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is 
 LIST_ITEM = re.compile(rf"[ \t]*{_ITEM_MARK}")
 # What opens a line of a list, a quote or a heading: not part of the sentence it holds
 # ("9. Upgrade step by step" says no number).
-LINE_MARKER = re.compile(r"^(?:[-*+•]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s+)")
+LINE_MARKER = re.compile(rf"^(?:{_ITEM_MARK}\s*|>\s*|#{{1,6}}\s+)")
 # A fenced code block; a fence may open after text on its line (an inline code span that
 # breaks a line is fenced where it stands), but it ends its line, bar a language name:
 # three backticks with more text after them on their line are inline code ("`` ` ```command``",
