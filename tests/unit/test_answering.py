@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from grounded_research.api import ResearchResult, research
+from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.report.body import (
     Quote,
     best_sentences,
@@ -417,9 +418,32 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_as
     help_line, venv_line = (line for line in text.splitlines() if line.endswith(":"))
     ranked = [Quote(record, help_line, ()), Quote(record, venv_line, ())]
 
-    lines = instruction_lines("How do I create a virtual environment?", ranked)
+    lines = instruction_lines(
+        "How do I create a virtual environment?", ranked, HeadingsAt({}, None)
+    )
 
     assert [line.sentence for line in lines] == [venv_line, "python -m venv /path/to/env"]
+
+
+def test_a_passage_cut_from_inside_a_code_block_is_code_to_the_gap_check(tmp_path: Path) -> None:
+    """A passage cut from inside a listing has no fence above its first lines; they are
+    still code, read off the snapshot: a trace's "version | 2.20.1" does not say in
+    which Git version main became the default branch name."""
+    lines = [
+        "12:28:42.620675 common-main.c:38 | d0 | main | version | | | | | 2.20.1.155.g426c96\n",
+        "12:28:42.621001 common-main.c:39 | d0 | main | start | | 0.001173 | | | git version\n",
+    ]
+    write(
+        tmp_path / "corpus",
+        "trace2.md",
+        "# Trace2 performance format\n\nThe performance format target writes one line per "
+        "event of a git command, with the time and the source file that wrote it.\n\n```\n"
+        f"{lines[0] * 6}\n{lines[1] * 6}```\n\nEach line begins with the time.\n",
+    )
+    question = "In which Git version does main become the default name of the initial branch?"
+    result = ask(tmp_path, question, chunk_size=300)
+
+    assert unanswered(result) == ["no passage about it gives a version"]
 
 
 def test_an_answer_is_not_quoted_with_a_code_block_read_into_its_line() -> None:
@@ -635,7 +659,7 @@ def test_a_how_do_i_question_ranks_the_command_its_instruction_introduces() -> N
     )
     question = SubQuestion(id="q", text="How do I set the keyboard layout again?")
 
-    ranked = ranked_sentences(question, [record], {}, {}, lambda _record, _offset: ())
+    ranked = ranked_sentences(question, [record], {}, {}, HeadingsAt({}, None))
 
     assert [quote.sentence for quote in ranked][:2] == [
         "Debian can set the keyboard layout with the keyboard-configuration package.",
@@ -686,7 +710,9 @@ def test_a_word_many_page_titles_share_does_not_make_a_sentence_about_a_name() -
     question = SubQuestion(id="q", text=records[0].query)
     titles = {source: title for source, (title, _) in pages.items()}
 
-    ranked = [q.sentence for q in ranked_sentences(question, records, titles, {}, lambda *_: ())]
+    ranked = [
+        q.sentence for q in ranked_sentences(question, records, titles, {}, HeadingsAt({}, None))
+    ]
 
     assert "Dunmore is known as the Lantern City of the coast." in ranked
     others = ("Concord", "The Bajing", "The Oleson")

@@ -6,7 +6,9 @@ import pytest
 
 from grounded_research.text.chunking import (
     chunk_text,
+    code_blocks,
     heading_paths,
+    opens_in_block,
     paragraphs,
     path_at,
     sentences,
@@ -226,3 +228,17 @@ def test_a_code_blocks_lines_may_lead_with_the_paragraph_that_introduces_it() ->
     [introduced] = [lead for s, _, lead in sentences_with_lead(text, True) if text[s] == "s"]
     assert command == "```\n"
     assert introduced == "To compute the checksum of an image, use\n\n```\n"
+
+
+def test_a_passage_cut_from_inside_a_code_block_opens_in_code() -> None:
+    """A listing cut in two at a blank line: the second passage's first lines are code,
+    and the fence that closes them opens no block over the prose after it."""
+    page = "Run:\n\n```\nimport copy\n\n__all__ = ['FloatField']\n```\n\nThe fields.\n"
+    cut = page.index("__all__")
+    passage = page[cut:]
+    [block] = code_blocks(page)
+
+    assert opens_in_block([block], cut)
+    assert not opens_in_block([block], block[0])  # the passage starts with the fence
+    assert code_blocks(passage, opens_in_code=True) == [(0, passage.index("\n\nThe"))]
+    assert code_blocks(passage) == [(passage.index("```"), len(passage))]  # read as if opened

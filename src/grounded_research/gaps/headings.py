@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import NamedTuple
 
 from grounded_research.state import Evidence, Source
-from grounded_research.text.chunking import heading_paths, path_at
+from grounded_research.text.chunking import (
+    Span,
+    code_blocks,
+    heading_paths,
+    opens_in_block,
+    path_at,
+)
 
 
 @lru_cache(maxsize=256)
@@ -22,27 +29,52 @@ def snapshot_headings(sha256: str, text: str) -> tuple[tuple[int, tuple[str, ...
     return tuple(heading_paths(text))
 
 
+class _Read(NamedTuple):
+    """What a snapshot says of the passages cut from it."""
+
+    paths: tuple[tuple[int, tuple[str, ...]], ...]
+    code: list[Span]  # its fenced code blocks
+
+
 class HeadingsAt:
     """The headings a sentence of the evidence lies under, read off its source's
     snapshot (a passage may hold the heading of the next setting or option, so the path
     where the passage starts is not every sentence's); the passage's own path when the
-    snapshot cannot be read. For the selection, the gap check and the writer alike."""
+    snapshot cannot be read. For the selection, the gap check and the writer alike.
+    And the code blocks of a passage, which may start inside one of its snapshot's."""
 
     def __init__(self, sources: Mapping[str, Source], text_of: Callable[[str], str] | None) -> None:
         self.sources = sources
         self.text_of = text_of
-        self.paths: dict[str, tuple[tuple[int, tuple[str, ...]], ...] | None] = {}
+        self.read: dict[str, _Read | None] = {}
 
     def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
+        read = self._snapshot(record)
+        return (
+            tuple(record.headings) if read is None else path_at(read.paths, record.start + offset)
+        )
+
+    def code_blocks(self, record: Evidence) -> list[Span]:
+        """The passage's fenced code blocks, its first lines among them when it starts
+        inside a block of its snapshot (a listing cut in two at a blank line: "'FloatField',"
+        is code, not a sentence, though no fence opens the passage)."""
+        read = self._snapshot(record)
+        return code_blocks(
+            record.text, read is not None and opens_in_block(read.code, record.start)
+        )
+
+    def _snapshot(self, record: Evidence) -> _Read | None:
+        """What the record's snapshot says, when it can be read and holds the passage."""
         source = self.sources.get(record.source_id)
         if source is None or not source.sha256 or self.text_of is None:
-            return tuple(record.headings)
-        if source.sha256 not in self.paths:
+            return None
+        if source.sha256 not in self.read:
             try:
                 text = self.text_of(source.sha256)
             except (OSError, ValueError):  # missing or damaged: the passage's own path
                 text = ""
             fits = text[record.start : record.end] == record.text
-            self.paths[source.sha256] = snapshot_headings(source.sha256, text) if fits else None
-        paths = self.paths[source.sha256]
-        return tuple(record.headings) if paths is None else path_at(paths, record.start + offset)
+            self.read[source.sha256] = (
+                _Read(snapshot_headings(source.sha256, text), code_blocks(text)) if fits else None
+            )
+        return self.read[source.sha256]

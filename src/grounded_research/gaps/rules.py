@@ -31,7 +31,7 @@ from grounded_research.text.answers import (
 )
 from grounded_research.text.chunking import (
     LINE_MARKER,
-    code_blocks,
+    Span,
     inside,
     sentences,
     sentences_with_lead,
@@ -196,7 +196,7 @@ def why_unanswered(
             lead,
         )
         for record in holding
-        for start, end, lead in _may_answer(record, asked)
+        for start, end, lead in _may_answer(record, asked, at.code_blocks(record))
     ):
         return UNANSWERED["no_kind"].format(what=kind_words(kind))
     return ""
@@ -262,15 +262,13 @@ def subject_queries(
     return [q for q in dict.fromkeys(queries) if q]
 
 
-def _may_answer(record: Evidence, asked: Asked) -> list[tuple[int, int, str]]:
+def _may_answer(record: Evidence, asked: Asked, blocks: list[Span]) -> list[tuple[int, int, str]]:
     """The sentences of a passage that may hold its answer, each with the text before it
-    in its paragraph (read with it, as the answer line reads it): not code, unless a
-    command is asked for."""
-    text = record.text
-    spans = sentences_with_lead(text, titled=record.opens_source)
-    if asked.answered_in_code or "```" not in text:
+    in its paragraph (read with it, as the answer line reads it): not code (`blocks`,
+    the passage's code blocks), unless a command is asked for."""
+    spans = sentences_with_lead(record.text, titled=record.opens_source)
+    if asked.answered_in_code or not blocks:
         return spans
-    blocks = code_blocks(text)
     return [(start, end, lead) for start, end, lead in spans if not inside(blocks, start)]
 
 

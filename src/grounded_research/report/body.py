@@ -50,8 +50,6 @@ from grounded_research.text.chunking import (
     HEADING_LINE,
     LINE_MARKER,
     LIST_ITEM,
-    code_blocks,
-    in_code,
     inside,
     sentences,
     sentences_with_lead,
@@ -80,6 +78,7 @@ class Quote(NamedTuple):
     sentence: str
     headings: tuple[str, ...]  # the headings the sentence lies under in its source
     lead: str = ""  # the sentences before it in its paragraph, which may name its subject
+    in_code: bool = False  # a line of a code block
 
 
 class Frame(NamedTuple):
@@ -120,7 +119,7 @@ def extractive_body(
     answering: list[Quote] = []
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
-        answering = answer_lines(state.question, candidates, titles, places)
+        answering = answer_lines(state.question, candidates, titles, places, headings_at)
     disagreeing = disagreement_answered(state, answering)
     if disagreeing is not None:
         answering = [
@@ -140,7 +139,7 @@ def extractive_body(
         where they change (a blank line closes a group)."""
         lines: list[str] = []
         shown: str | None = None
-        for record, sentence, headings, _ in picked:
+        for record, sentence, headings, *_ in picked:
             under = shown_headings(headings, titles.get(record.source_id, ""))
             if under != shown:
                 if lines:
@@ -220,7 +219,11 @@ def why_not_answered(state: State) -> str:
 
 
 def answer_lines(
-    question: str, chosen: list[Quote], titles: dict[str, str], places: dict[str, str]
+    question: str,
+    chosen: list[Quote],
+    titles: dict[str, str],
+    places: dict[str, str],
+    headings_at: HeadingsAt,
 ) -> list[Quote]:
     """The quotes that answer what the question asks for: the best one (`answer_line`);
     for a comparison ("which came first, A or B"), the best for each side, a quote that
@@ -230,7 +233,7 @@ def answer_lines(
     if asked.kind == "any":
         return []
     if asked.kind == "procedure":
-        return instruction_lines(question, chosen)
+        return instruction_lines(question, chosen, headings_at)
     filed = filed_names(question, places.values())
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_any(q, filed, titles, places)]
@@ -246,7 +249,7 @@ def answer_lines(
     return lines
 
 
-def instruction_lines(question: str, chosen: list[Quote]) -> list[Quote]:
+def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsAt) -> list[Quote]:
     """A "how do I" question's answer: a sentence that introduces a command ("If you
     use apt, you can hold a package with the following command:"), then the first line
     of the code block right after it, each quoted as written. Of those, the one whose
@@ -259,7 +262,7 @@ def instruction_lines(question: str, chosen: list[Quote]) -> list[Quote]:
     for quote in chosen:
         text = quote.record.text
         at = text.find(quote.sentence)
-        blocks = code_blocks(text)
+        blocks = headings_at.code_blocks(quote.record)
         if at < 0 or "```" in quote.sentence or inside(blocks, at):
             continue
         if not quote.sentence.rstrip().endswith((":", "：")):
@@ -310,8 +313,7 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
         if not asked.answered_by(quote.sentence, above, quote.lead):
             continue
-        text = quote.record.text
-        if not asked.answered_in_code and in_code(text, text.find(quote.sentence)):
+        if quote.in_code and not asked.answered_in_code:
             continue
         if asked.states_the_kind(quote.sentence, above):
             best = quote
@@ -373,7 +375,7 @@ def ranked_sentences(
     records: list[Evidence],
     titles: dict[str, str],
     places: dict[str, str],
-    headings_at: Callable[[Evidence, int], tuple[str, ...]],
+    headings_at: HeadingsAt,
     closest: bool = False,
 ) -> list[Quote]:
     """The evidence sentences that may answer the sub-question, best first: those sharing
@@ -415,7 +417,7 @@ def ranked_sentences(
         about = {unaccented(name) for name in (names | named_terms(record.query)) - generic}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
-        blocks = code_blocks(record.text)
+        blocks = headings_at.code_blocks(record)
         spans = sentences_with_lead(record.text, code_led, record.opens_source)
         for start, end, lead in spans:
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
@@ -447,7 +449,11 @@ def ranked_sentences(
                 relevance += ANSWER_BONUS  # "how do I" is answered with a command
             if relevance >= MIN_RELEVANCE:
                 (scored if named else elsewhere).append(
-                    (relevance + 0.2 * record.score, order, Quote(record, sentence, headings, lead))
+                    (
+                        relevance + 0.2 * record.score,
+                        order,
+                        Quote(record, sentence, headings, lead, coded),
+                    )
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
 

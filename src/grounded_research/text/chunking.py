@@ -248,14 +248,25 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     return out
 
 
-def code_blocks(text: str) -> list[Span]:
-    """The fenced code blocks of a markdown text, in order."""
+def code_blocks(text: str, opens_in_code: bool = False) -> list[Span]:
+    """The fenced code blocks of a markdown text, in order. `opens_in_code`: the text is
+    a passage cut from inside a block (`opens_in_block`), its first lines code that no
+    fence opens, and the fence that closes them opens nothing."""
+    if opens_in_code:
+        return [(max(0, start - 4), end - 4) for start, end in code_blocks(f"```\n{text}")]
     return [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text)] if "```" in text else []
 
 
-def in_code(text: str, position: int) -> bool:
+def in_code(text: str, position: int, opens_in_code: bool = False) -> bool:
     """Whether the position lies inside a fenced code block of the text."""
-    return inside(code_blocks(text), position)
+    return inside(code_blocks(text, opens_in_code), position)
+
+
+def opens_in_block(blocks: list[Span], position: int) -> bool:
+    """Whether a passage starting at the position of a text with these code blocks
+    starts inside one, past its opening fence."""
+    at = bisect_right(blocks, position, key=lambda span: span[0]) - 1
+    return at >= 0 and blocks[at][0] < position < blocks[at][1]
 
 
 def inside(spans: list[Span], position: int) -> bool:
