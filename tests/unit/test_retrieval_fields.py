@@ -103,6 +103,31 @@ def test_a_named_product_outranks_pages_of_another_that_mention_it(
     assert hits[0].location == "postgresql/sql-merge.md"
 
 
+def test_an_option_named_whole_is_found_among_pages_full_of_its_words(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """ "--napi-modules" among pages on napi_module_register and napi modules: its entry,
+    though its words are common here, holds the name whole."""
+    root = tmp_path / "corpus"
+    for name in ("n-api", "addons", "modules"):
+        write(
+            root,
+            f"{name}.md",
+            f"# {name}\n\nNode-API modules call napi_module_register; napi modules "
+            "register with NAPI_MODULE. A napi module exports napi values.\n",
+        )
+    write(
+        root,
+        "cli.md",
+        "# Command-line API\n\n## `--max-http-header-size=size`\n\nSpecify the maximum "
+        "size, in bytes, of HTTP headers. Defaults to 16 KiB.\n\n## `--napi-modules`\n\n"
+        "This option is a no-op. It is kept for compatibility.\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 600)
+    [hit] = corpus.search_sync("Does the --napi-modules flag still do anything?", 1)
+    assert hit.location == "cli.md"
+
+
 def test_bm25f_of_the_text_alone_ranks_as_bm25_and_survives_a_reload(tmp_path: Path) -> None:
     import bm25s
     import numpy as np

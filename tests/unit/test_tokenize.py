@@ -25,3 +25,16 @@ def test_content_words_keep_versions_whole_and_words_keep_their_rule() -> None:
 
     assert content_words("Release 15.15 of PostgreSQL") == ["release", "15.15", "postgresql"]
     assert words("Python 3.11 ships") == ["python", "3", "11", "ships"]
+
+
+def test_an_option_is_searched_whole_as_well_as_by_its_words() -> None:
+    """ "--napi-modules" is "napi" and "modul", and the option whole; words a dash joins in
+    prose, versions, dates and single-letter flags are no option names."""
+    from grounded_research.text.tokenize import option_names
+
+    assert tokenize("the `--napi-modules` flag") == ["napi", "modul", "flag"]
+    assert option_names("the `--napi-modules` flag, -max-old-space-size") == [
+        "napi-modules",
+        "max-old-space-size",
+    ]
+    assert option_names("A built-in from Jean-Paul, -f, --all, 3.11-2, 2021-11-27.") == []

@@ -28,7 +28,7 @@ from grounded_research.files import Fingerprint, write_atomic
 K1 = 1.5
 # Length normalisation per field (applied when searching): full for the text, less for
 # the short fields, whose length says little (a long title is not a diluted one).
-B = {"body": 0.75, "heading": 0.5, "title": 0.5, "path": 0.3}
+B = {"body": 0.75, "heading": 0.5, "title": 0.5, "path": 0.3, "options": 0.0}
 PER_DOCUMENT = frozenset({"title", "path"})
 
 

@@ -25,10 +25,12 @@ import numpy as np
 
 from grounded_research.retrieval import bm25f
 from grounded_research.text.answers import identifiers, mentions_identifier
-from grounded_research.text.tokenize import STOPWORDS, tokenize
+from grounded_research.text.tokenize import STOPWORDS, option_names, tokenize
 
 # BM25F weights: one occurrence in the field counts as this many in the passage's text.
-FIELD_WEIGHTS = {"body": 1.0, "heading": 1.0, "title": 1.0, "path": 0.5}
+# "options": the options a passage names whole (`option_tokens`), a field of their own
+# so that the text's length, and so every other word's weight, stays as it was.
+FIELD_WEIGHTS = {"body": 1.0, "heading": 1.0, "title": 1.0, "path": 0.5, "options": 1.0}
 NAME_FIELDS = ("heading", "title", "path")  # where a name says what a passage is about
 NAME_BOOST = 1.0  # at most: a passage whose fields hold every name of the query
 # A name is a category of the corpus when the fields of at least this share of its
@@ -86,6 +88,12 @@ def title_tokens(title: str) -> list[str]:
 
 def heading_tokens(headings: Iterable[str]) -> list[str]:
     return [token for heading in headings for token in tokenize(without_numbering(heading))]
+
+
+def option_tokens(headings: Iterable[str], body: str) -> list[str]:
+    """The "options" field of a passage: the options it names whole (`option_names`), in
+    its text or its headings, each once."""
+    return list(dict.fromkeys(option_names("\n".join([*headings, body]))))
 
 
 def path_tokens(location: str, title: str = "") -> list[str]:
@@ -170,7 +178,7 @@ def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
     boost for the query's names its fields hold. The local index and web passages both
     rank by it."""
-    terms = Counter(tokenize(query))
+    terms = Counter(tokenize(query) + option_names(query))
     if not terms:
         return np.zeros(index.chunks, dtype=np.float32)
     total = index.scores(terms, FIELD_WEIGHTS)

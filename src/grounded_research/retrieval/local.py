@@ -49,20 +49,26 @@ from grounded_research.retrieval import bm25f, fields
 from grounded_research.retrieval.base import SearchHit, SourceProblem
 from grounded_research.retrieval.dense import DenseIndex, DenseRetrieval, fuse, passage_text
 from grounded_research.retrieval.documents import SUPPORTED_SUFFIXES, read_documents
-from grounded_research.retrieval.fields import heading_tokens, path_tokens, title_tokens
+from grounded_research.retrieval.fields import (
+    heading_tokens,
+    option_tokens,
+    path_tokens,
+    title_tokens,
+)
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
+# 19: the options a passage names, whole, a field of their own (`fields.option_tokens`);
 # 18: a page's collection is also the site its <title> names after the page's own title
 # ("mod_ssl - Apache HTTP Server Version 2.4"); 17: a page's collection (its manual's
-# name, <link rel="home" title=…>) kept; 16: three backticks with text after them on
-# their line open no code fence (14 and 15 were chunkings measured and not kept); 13: an
-# HTML file's title and date are what it declares (retrieval/documents.py); 12: a short
-# line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes
-# kept, no headings in code fences; 10: a passage lies under the path of most of its
-# words; 8: hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 18
+# name, <link rel="home" title=…>) kept; 16: three backticks with text after them on their
+# line open no code fence (14 and 15 were chunkings measured and not kept); 13: an HTML
+# file's title and date are what it declares (retrieval/documents.py); 12: a short line
+# ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept, no
+# headings in code fences; 10: a passage lies under the path of most of its words; 8:
+# hidden HTML text dropped; 7: decode notes and .jsonl lines kept
+INDEX_VERSION = 19
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
@@ -71,9 +77,10 @@ PARALLEL_FROM_FILES = 16
 PARENT_POLL_SECONDS = 0.5  # how often an extraction worker checks that its parent lives
 PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for when the parent dies
 LOG = logging.getLogger(__name__)
-# The fields: "body" (a passage's own words) and "heading" (its heading path) have a row
-# per passage, "title" and "path" one per document.
-FIELDS = ("body", "heading", "title", "path")
+# The fields: "body" (a passage's own words), "heading" (its heading path) and "options"
+# (the options it names whole) have a row per passage, "title" and "path" one per
+# document.
+FIELDS = ("body", "heading", "title", "path", "options")
 
 
 @dataclass
@@ -95,13 +102,14 @@ class IndexedDocument:
 
 @dataclass
 class DocumentTokens:
-    """A document's search tokens: its title's and path's, and each chunk's words and
-    heading path."""
+    """A document's search tokens: its title's and path's, and each chunk's words,
+    heading path and the options it names (`fields.option_tokens`)."""
 
     title: list[str]
     path: list[str]
     bodies: list[list[str]]
     headings: list[list[str]]
+    options: list[list[str]]
 
 
 @dataclass
@@ -385,13 +393,14 @@ class LocalCorpus:
             tokens = tokens_of[id(document)]
             streams["title"].append(tokens.title)
             streams["path"].append(tokens.path)
-            for position, (body, heading) in enumerate(
-                zip(tokens.bodies, tokens.headings, strict=True)
+            for position, (body, heading, options) in enumerate(
+                zip(tokens.bodies, tokens.headings, tokens.options, strict=True)
             ):
                 chunk_document.append(number)
                 chunk_index.append(position)
                 streams["body"].append(body)
                 streams["heading"].append(heading)
+                streams["options"].append(options)
         vocabulary, ids = bm25f.token_ids(streams)
         self._unsaved_tokens = vocabulary, ids
         self._documents = documents
@@ -496,14 +505,15 @@ class LocalCorpus:
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return {}
         out = [
-            DocumentTokens(title=title, path=path, bodies=[], headings=[])
+            DocumentTokens(title=title, path=path, bodies=[], headings=[], options=[])
             for title, path in zip(rows["title"], rows["path"], strict=True)
         ]
-        for document, body, heading in zip(
-            chunk_document, rows["body"], rows["heading"], strict=True
+        for document, body, heading, options in zip(
+            chunk_document, rows["body"], rows["heading"], rows["options"], strict=True
         ):
             out[document].bodies.append(body)
             out[document].headings.append(heading)
+            out[document].options.append(options)
         return {
             (str(location), str(sha256)): tokens
             for (location, sha256), tokens in zip(documents, out, strict=True)
@@ -782,16 +792,19 @@ def _tokenize_chunks(document: IndexedDocument, text: str) -> DocumentTokens:
     by_path: dict[str, list[str]] = {}
     bodies: list[list[str]] = []
     headings: list[list[str]] = []
+    options: list[list[str]] = []
     for start, end, path in document.chunks:
         if path not in by_path:
             by_path[path] = heading_tokens(tuple(path.split("\n")) if path else ())
         bodies.append(tokenize(text[start:end]))
         headings.append(by_path[path])
+        options.append(option_tokens(path.split("\n"), text[start:end]))
     return DocumentTokens(
         title=title_tokens(document.title),
         path=path_tokens(document.location, document.title),
         bodies=bodies,
         headings=headings,
+        options=options,
     )
 
 

@@ -31,6 +31,7 @@ class PageTokens(NamedTuple):
     path: list[str]
     bodies: tuple[list[str], ...]
     headings: tuple[list[str], ...]
+    options: tuple[list[str], ...]  # the options each passage names (`fields.option_tokens`)
 
 
 @lru_cache(maxsize=512)
@@ -44,6 +45,7 @@ def _passages(sha256: str, text: str, title: str, location: str, chunk_size: int
         fields.path_tokens(f"{url.hostname or ''}/{url.path}", title),
         tuple(tokenize(text[c.start : c.end]) for c in chunks),
         tuple(fields.heading_tokens(c.headings) for c in chunks),
+        tuple(fields.option_tokens(c.headings, text[c.start : c.end]) for c in chunks),
     )
 
 
@@ -53,7 +55,7 @@ def rank_passages(
     """The `k` passages of these pages that best match `query` (BM25F), best first,
     labelled with the `origin` of the retriever that found them."""
     found: list[tuple[WebPage, Chunk]] = []
-    streams: dict[str, list[list[str]]] = {"body": [], "heading": [], "title": [], "path": []}
+    streams: dict[str, list[list[str]]] = {name: [] for name in fields.FIELD_WEIGHTS}
     chunk_document: list[int] = []
     for page in pages:
         if page.status != "fetched" or not page.text:
@@ -65,6 +67,7 @@ def rank_passages(
         streams["path"].append(tokens.path)
         streams["body"].extend(tokens.bodies)
         streams["heading"].extend(tokens.headings)
+        streams["options"].extend(tokens.options)
         chunk_document.extend([len(streams["title"]) - 1] * len(tokens.chunks))
         found.extend((page, chunk) for chunk in tokens.chunks)
     if not found or k < 1:

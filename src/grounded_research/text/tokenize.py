@@ -265,6 +265,21 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def option_names(text: str) -> list[str]:
+    """The command-line options of a text whose names join words, each name whole as a
+    search token: "--napi-modules" is "napi-modules", besides `tokenize`'s "napi" and
+    "modul", words common in a manual of its kind ("napi_module_register") where the
+    name whole is rare."""
+    if "-" not in text:
+        return []
+    return [m.group(1).lower() for m in _OPTION.finditer(text) if _LETTER.search(m.group(1))]
+
+
+# An option's name: its dashes, not after a letter or a digit, then joined words.
+_OPTION = re.compile(r"(?<![^\W_])--?([^\W_]+(?:[-_.][^\W_]+)+)")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def content_words(text: str) -> list[str]:
     """Words that carry meaning (no stopwords), unstemmed, in order, once each; a dotted
     number is one word, as in `tokenize` (a facet "15.15" is covered by "15.15", not by
