@@ -1,9 +1,10 @@
-"""The headings each sentence of the evidence lies under.
+"""The headings each sentence of the evidence lies under, and a passage's code blocks.
 
 A passage's own heading path is the one most of it lies under; a passage may hold the
 last lines of one setting's entry and the next one's heading, so the writer, to show
 where a quote stands, and the gap check, to judge what a sentence is about, read each
-sentence's path off its source's snapshot.
+sentence's path off its source's snapshot. A passage may also start inside a code block,
+with no fence above its first lines: the snapshot says where its blocks are.
 """
 
 from __future__ import annotations
