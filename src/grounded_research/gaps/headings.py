@@ -34,7 +34,13 @@ class _Read(NamedTuple):
     """What a snapshot says of the passages cut from it."""
 
     paths: tuple[tuple[int, tuple[str, ...]], ...]
-    code: list[Span]  # its fenced code blocks
+    code: tuple[Span, ...]  # its fenced code blocks
+
+
+@lru_cache(maxsize=256)
+def _snapshot_read(sha256: str, text: str) -> _Read:
+    """The snapshot's headings and code blocks, read once for every reader of a run."""
+    return _Read(snapshot_headings(sha256, text), tuple(code_blocks(text)))
 
 
 class HeadingsAt:
@@ -75,7 +81,5 @@ class HeadingsAt:
             except (OSError, ValueError):  # missing or damaged: the passage's own path
                 text = ""
             fits = text[record.start : record.end] == record.text
-            self.read[source.sha256] = (
-                _Read(snapshot_headings(source.sha256, text), code_blocks(text)) if fits else None
-            )
+            self.read[source.sha256] = _snapshot_read(source.sha256, text) if fits else None
         return self.read[source.sha256]

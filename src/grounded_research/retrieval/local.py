@@ -77,10 +77,10 @@ PARALLEL_FROM_FILES = 16
 PARENT_POLL_SECONDS = 0.5  # how often an extraction worker checks that its parent lives
 PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for when the parent dies
 LOG = logging.getLogger(__name__)
-# The fields: "body" (a passage's own words), "heading" (its heading path) and "options"
-# (the options it names whole) have a row per passage, "title" and "path" one per
-# document.
-FIELDS = ("body", "heading", "title", "path", "options")
+# The fields, those `fields.FIELD_WEIGHTS` weighs: "body" (a passage's own words),
+# "heading" (its heading path) and "options" (the options it names whole) have a row per
+# passage, "title" and "path" one per document.
+FIELDS = tuple(fields.FIELD_WEIGHTS)
 
 
 @dataclass

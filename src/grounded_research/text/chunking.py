@@ -257,12 +257,7 @@ def code_blocks(text: str, opens_in_code: bool = False) -> list[Span]:
     return [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text)] if "```" in text else []
 
 
-def in_code(text: str, position: int, opens_in_code: bool = False) -> bool:
-    """Whether the position lies inside a fenced code block of the text."""
-    return inside(code_blocks(text, opens_in_code), position)
-
-
-def opens_in_block(blocks: list[Span], position: int) -> bool:
+def opens_in_block(blocks: Sequence[Span], position: int) -> bool:
     """Whether a passage starting at the position of a text with these code blocks
     starts inside one, past its opening fence."""
     at = bisect_right(blocks, position, key=lambda span: span[0]) - 1
