@@ -14,6 +14,7 @@ from grounded_research.report.body import (
     Quote,
     best_sentences,
     instruction_lines,
+    joined,
     ranked_sentences,
     with_lead,
 )
@@ -238,9 +239,7 @@ def test_closest_material_is_quoted_when_no_passage_names_the_subject(tmp_path: 
 
     assert unanswered(result) == ["no passage names CPU"]
     closest = result.report.split("## Closest material")[1]
-    assert "“A Pentium 4, 1GHz system is the minimum recommended for a desktop system.” [1]" in (
-        closest
-    )
+    assert "“A Pentium 4, 1GHz system is the minimum recommended for a desktop system." in closest
 
 
 @pytest.mark.parametrize(("home", "answered"), [(True, True), (False, False)])
@@ -503,6 +502,55 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
 
     assert "Bangor has the nickname Queen City." in chosen
     assert len(chosen) == 8 and chosen == sorted(chosen, key=text.index)  # in rank order
+
+
+def test_sentences_that_follow_each_other_in_a_paragraph_are_one_quote() -> None:
+    """A statement and its value, quoted apart, read as two claims; quoted as the
+    paragraph gives them, they are one, verbatim, where the better ranked stood. A list
+    item or a line of code after them is a quote of its own."""
+    text = (
+        "Returns the default highWaterMark used by streams. Defaults to `16384` (16 KiB),\n"
+        "or `16` for `objectMode`.\n- Sets the default highWaterMark used by streams.\n"
+        "Other streams differ."
+    )
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    value = "Defaults to `16384` (16 KiB),\nor `16` for `objectMode`."
+    item = "Sets the default highWaterMark used by streams."
+    after_item = "Other streams differ."
+    elsewhere = Evidence(
+        id="e2", source_id="s2", sub_question_id="q", text=item, start=0, end=len(item), score=1
+    )
+    picked = [
+        Quote(record, value, ("Defaults",)),
+        Quote(elsewhere, item, ()),
+        Quote(record, "Returns the default highWaterMark used by streams.", ()),
+        Quote(record, item, ()),
+        Quote(record, after_item, ()),
+    ]
+
+    quotes = [(quote.record.id, quote.sentence) for quote in joined(picked)]
+
+    assert quotes == [
+        ("e1", text.split("\n- ")[0]),
+        ("e2", item),
+        ("e1", f"{item}\n{after_item}"),
+    ]
+    assert all(sentence in text for record_id, sentence in quotes if record_id == "e1")
+
+
+def test_rows_of_a_table_are_quoted_apart() -> None:
+    """Each row of a table is a statement of its own, whatever follows it on its line."""
+    rows = ["| Gravimetric energy density | 390 Wh/kg |", "| Cell mass | 0.55 kg |"]
+    text = " \n".join(rows) + " \n"
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+
+    quotes = joined([Quote(record, row, ()) for row in rows])
+
+    assert [quote.sentence for quote in quotes] == rows
 
 
 def test_a_sentence_is_about_the_product_its_passage_names(tmp_path: Path) -> None:

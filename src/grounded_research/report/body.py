@@ -65,6 +65,7 @@ COVERAGE_WEIGHT = 1.0  # a quote's new question words against its rank, both as 
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
+JOINED_WORDS = 60  # about three sentences: a quote read at a glance
 FRAGMENT_WORDS = 5  # fewer words than the shortest statement: "The default is 1 GB."
 MIN_QUOTE_WORDS = 3
 COMMAND_WORDS = 2  # a command in a code block: "sha256sum filename.iso"
@@ -130,7 +131,7 @@ def extractive_body(
         ]
     quoted = {normalize(line.sentence) for line in answering}
     chosen = {
-        sq.id: best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets))
+        sq.id: joined(best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets)))
         for sq in state.sub_questions
     }
 
@@ -547,6 +548,49 @@ def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> l
     return [quote for _, quote in sorted(chosen, key=lambda c: c[0])]
 
 
+def joined(picked: list[Quote]) -> list[Quote]:
+    """Quotes that follow each other in one paragraph of their passage quoted as one,
+    where the first of them ranks ("Returns the default highWaterMark used by streams.
+    Defaults to `16384` (16 KiB), or `16` for `objectMode`." as one quote, not two): the reader
+    reads a statement and its value as the source gives them, and one quote cites
+    them once. Verbatim: the quotes are joined with the text between them, which is
+    only the space (or a hard-wrapped line's break) between two sentences; never across
+    a list item, a heading or a code line, nor beyond `JOINED_WORDS`: a paragraph
+    quoted whole would bury the sentence that ranked."""
+    runs: list[tuple[int, int, int, Quote]] = []  # (rank, start, end, quote)
+    for rank, quote in enumerate(picked):
+        text = quote.record.text
+        at = text.find(quote.sentence)
+        end = at + len(quote.sentence)
+        for i, (first, start, stop, run) in enumerate(runs):
+            if at < 0 or quote.in_code or run.in_code or run.record.id != quote.record.id:
+                continue
+            if reading_words(text[min(at, start) : max(end, stop)]) > JOINED_WORDS:
+                continue
+            if _adjoining(text, stop, at):
+                runs[i] = (first, start, end, run._replace(sentence=text[start:end]))
+                break
+            if _adjoining(text, end, start):
+                merged = quote._replace(sentence=text[at:stop], headings=run.headings)
+                runs[i] = (first, at, stop, merged)
+                break
+        else:
+            runs.append((rank, at, end, quote))
+    return [quote for *_, quote in sorted(runs, key=lambda run: run[0])]
+
+
+# Between two sentences of one paragraph: spaces, or the break of a hard-wrapped line
+# that no list item, quotation or heading opens.
+_SAME_PARAGRAPH = re.compile(r"[ \t]*(?:\n[ \t]*(?![-*+>#|`]|\d+[.)]\s))?")
+
+
+def _adjoining(text: str, end: int, start: int) -> bool:
+    """The sentence ending at `end` and the one starting at `start` are next to each
+    other in one paragraph (read on the whole text: what opens the next line counts)."""
+    between = _SAME_PARAGRAPH.match(text, end)
+    return between is not None and between.end() == start
+
+
 def wanted_terms(text: str, facets: Sequence[str] = ()) -> set[str]:
     """The search tokens of a question's facets (its own, or read off its text): what
     its quotes should say."""
@@ -559,8 +603,15 @@ def too_short(sentence: str, words: int = MIN_QUOTE_WORDS) -> bool:
     if set(sentence) <= set("|-: "):
         return True
     if has_cjk(sentence):
-        return len(sentence) < CJK_CHARACTERS_PER_WORD * words + 2
-    return len(sentence.split()) < words
+        return reading_words(sentence) < words + 1
+    return reading_words(sentence) < words
+
+
+def reading_words(text: str) -> float:
+    """How many words a reader reads in `text`: a Chinese text's by its characters."""
+    if has_cjk(text):
+        return len(text) / CJK_CHARACTERS_PER_WORD
+    return len(text.split())
 
 
 async def body_by_model(llm: NodeModel, state: State) -> tuple[str, Citations, list[str]]:
