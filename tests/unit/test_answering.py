@@ -765,3 +765,26 @@ def test_a_word_many_page_titles_share_does_not_make_a_sentence_about_a_name() -
     assert "Dunmore is known as the Lantern City of the coast." in ranked
     others = ("Concord", "The Bajing", "The Oleson")
     assert not any(sentence.startswith(others) for sentence in ranked)
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("What is the default lifetime of a database connection?", True),
+        ("Does Django close idle database connections?", False),
+    ],
+)
+def test_a_fragment_is_quoted_when_it_holds_the_value_asked_for(
+    question: str, quoted: bool
+) -> None:
+    """A reference entry gives its value in two words ("Default: `0`"), too few for a
+    statement; asked for that value, it is the answer, and it is quoted."""
+    text = "Default: `0`\n\nThe lifetime of a database connection, as an integer of seconds.\n"
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    sub_question = SubQuestion(id="q", text=question)
+
+    ranked = ranked_sentences(sub_question, [record], {}, {}, HeadingsAt({}, None))
+
+    assert ("Default: `0`" in [quote.sentence for quote in ranked]) is quoted

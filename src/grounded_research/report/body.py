@@ -431,8 +431,12 @@ def ranked_sentences(
                 if not asked.heads_answer(sentence):
                     continue
                 headings, lead = headings[:-1], ""
-            elif too_short(sentence, COMMAND_WORDS if coded else MIN_QUOTE_WORDS):
-                continue
+            elif too_short(sentence, COMMAND_WORDS if coded else MIN_QUOTE_WORDS) and (
+                too_short(sentence, COMMAND_WORDS)
+                or kind in STATEMENT_KINDS
+                or not asked.holds_value(sentence)
+            ):
+                continue  # a fragment, unless the value asked for: "Default: `0`"
             above = read_frame(f"{frame(title, headings)}\n{lead}")
             named = not about or bool(about & (in_passage | above.names))
             if not (named or closest):
