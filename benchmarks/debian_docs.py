@@ -38,6 +38,31 @@ def _download(packages: list[str], debs: Path) -> None:
         sys.exit(f"apt-get download {' '.join(packages)} failed:\n{result.stderr}")
 
 
+def unpack(data: Path, package: str, finish: Callable[[Path], None] | None = None) -> Path:
+    """<data>/extract/<package>: the package's deb (downloaded into <data>/debs once)
+    unpacked by dpkg -x, and `finish` run on the tree before it is renamed into place;
+    done once."""
+    extracted = data / "extract" / package
+    if extracted.exists():
+        return extracted
+    debs = data / "debs"
+    debs.mkdir(parents=True, exist_ok=True)
+    if not list(debs.glob(f"{package}_*.deb")):
+        print(f"downloading {package} into {debs}", flush=True)
+        _download([package], debs)
+    deb = sorted(debs.glob(f"{package}_*.deb"))[-1]
+    partial = extracted.with_name(package + ".part")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    result = _run(["dpkg", "-x", str(deb), str(partial)])
+    if result.returncode != 0:
+        sys.exit(f"dpkg -x {deb} failed:\n{result.stderr}")
+    if finish is not None:
+        finish(partial)
+    partial.rename(extracted)
+    return extracted
+
+
 def ensure_corpus(
     data: Path,
     packages: tuple[str, ...],
@@ -64,15 +89,7 @@ def ensure_corpus(
     for package in packages:
         deb = sorted(debs.glob(f"{package}_*.deb"))[-1]
         version = _run(["dpkg-deb", "-f", str(deb), "Version"]).stdout.strip()
-        extracted = data / "extract" / package
-        if not extracted.exists():
-            partial = extracted.with_name(package + ".part")
-            shutil.rmtree(partial, ignore_errors=True)
-            partial.mkdir(parents=True)
-            result = _run(["dpkg", "-x", str(deb), str(partial)])
-            if result.returncode != 0:
-                sys.exit(f"dpkg -x {deb} failed:\n{result.stderr}")
-            partial.rename(extracted)
+        extracted = unpack(data, package)
         files = size = 0
         for folder, _, names in os.walk(extracted):
             for file_name in names:

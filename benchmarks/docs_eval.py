@@ -5,8 +5,9 @@
     python benchmarks/docs_eval.py --split all --out r.json -- --max-rounds 0 --selection keyword
     python benchmarks/docs_eval.py --set manuals --split dev    # the second set (below)
     python benchmarks/docs_eval.py --set admin-zh --split test  # the fourth (Chinese)
+    python benchmarks/docs_eval.py --set tools --split dev      # the seventh
 
-Five sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+Six sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
 `--data` (default benchmarks/.data/, git-ignored):
 
 - `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
@@ -18,6 +19,9 @@ Five sets, each with its own corpus, fetched once by benchmarks/debian_docs.py i
 - `--set runtimes`, benchmarks/runtimes_eval/: the Node.js 18 API documentation (without
   its all-in-one page) and the Go 1.19 documentation (specification, the Go 1.17
   specification, memory model, assembler guide), in `<data>/corpus-runtimes`;
+- `--set tools`, benchmarks/tools_eval/: three tools' documentation the project was never
+  tuned on (Postfix 3.7, OpenSSL 3.0's libssl manual pages rendered to HTML by mandoc,
+  CMake 3.25: 2,681 HTML files), in `<data>/corpus-tools`;
 - `--set admin` and `--set admin-zh`, benchmarks/admin_eval/ and admin_eval_zh/: the
   Debian Administrator's Handbook and the Debian 12 installation guide, in English and
   in Simplified Chinese (`<data>/corpus-admin`, `<data>/corpus-admin-zh`), written after
@@ -101,14 +105,57 @@ def runtimes_keep(package: str, path: str) -> bool:
     return package != "nodejs-doc" or path != "usr/share/doc/nodejs/api/all.html"
 
 
+# The seventh set: three tools' documentation the project has not been tuned on (Postfix
+# 3.7, OpenSSL 3.0, CMake 3.25). cmake-doc's genindex.html (2.7 MB: every index entry of
+# the manual, one line each) and search.html (a form that JavaScript fills) are left out.
+# libssl-doc ships OpenSSL's manual as man pages only (usr/share/man/man3/*.3ssl.gz, no
+# HTML): `tools_prepare` renders each page to HTML beside it before the corpus is built.
+TOOLS = ("postfix-doc", "libssl-doc", "cmake-doc")
+_CMAKE_LEFT_OUT = frozenset(
+    f"usr/share/doc/cmake-data/html/{name}" for name in ("genindex.html", "search.html")
+)
+
+
+def tools_keep(package: str, path: str) -> bool:
+    """The files of TOOLS that go into the corpus (besides the .html/.htm suffix)."""
+    return package != "cmake-doc" or path not in _CMAKE_LEFT_OUT
+
+
+def render_man_pages(tree: Path, mandoc: Path) -> None:
+    """Each man page of `tree` (usr/share/man/**/*.gz; the aliases, symlinks, are skipped
+    as ensure_corpus skips them) rendered to HTML beside it by `mandoc -Thtml`, the
+    renderer of manpages.debian.org: man3/EVP_EncryptInit.3ssl.gz gives
+    man3/EVP_EncryptInit.3ssl.html, titled `EVP_ENCRYPTINIT(3SSL)`, with a heading per
+    section (NAME, SYNOPSIS, DESCRIPTION, ..., HISTORY)."""
+    man = tree / "usr" / "share" / "man"
+    pages = [p for p in sorted(man.rglob("*.gz")) if p.is_file() and not p.is_symlink()]
+    print(f"rendering {len(pages)} man pages with mandoc", flush=True)
+    for page in pages:
+        result = subprocess.run([str(mandoc), "-Thtml", str(page)], capture_output=True)
+        if result.returncode != 0:
+            sys.exit(f"mandoc -Thtml {page} failed:\n{result.stderr.decode(errors='replace')}")
+        page.with_suffix(".html").write_bytes(result.stdout)
+
+
+def tools_prepare(data: Path) -> None:
+    """libssl-doc unpacked with its man pages rendered to HTML, by the mandoc of Debian's
+    `mandoc` package, itself only downloaded and unpacked into <data> (it needs no more
+    than libc and zlib), so that nothing is installed and every machine renders alike."""
+    mandoc = debian_docs.unpack(data, "mandoc") / "usr" / "bin" / "mandoc"
+    debian_docs.unpack(data, "libssl-doc", lambda tree: render_man_pages(tree, mandoc))
+
+
 class QuestionSet(NamedTuple):
     folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
     packages: tuple[str, ...]
     corpus: str  # folder name under --data
     cache: str  # index folder name under --data
     keep: Callable[[str, str], bool] | None = None  # ensure_corpus filter
+    prepare: Callable[[Path], None] | None = None  # run on --data before ensure_corpus
 
     def fetch(self, data: Path) -> tuple[Path, dict[str, Any]]:
+        if self.prepare is not None and not (data / self.corpus / ".corpus.json").exists():
+            self.prepare(data)
         return debian_docs.ensure_corpus(data, self.packages, name=self.corpus, keep=self.keep)
 
 
@@ -125,6 +172,9 @@ SETS = {
     ),
     "runtimes": QuestionSet(
         HERE / "runtimes_eval", RUNTIMES, "corpus-runtimes", "cache-runtimes", runtimes_keep
+    ),
+    "tools": QuestionSet(
+        HERE / "tools_eval", TOOLS, "corpus-tools", "cache-tools", tools_keep, tools_prepare
     ),
 }
 
