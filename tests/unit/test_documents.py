@@ -183,6 +183,24 @@ def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path
     assert "###### `max_wal_size` (`integer`)\n\nMaximum size" in document.text
 
 
+def test_terms_inside_a_description_lie_under_its_term(tmp_path: Path) -> None:
+    """A function's arguments are terms inside its description: their headings lie under
+    the function's, which is a level above them; a term with none stays at the lowest."""
+    html = (
+        "<html><head><title>FindMatlab</title></head><body><article><h2>Reference</h2><dl>"
+        "<dt>matlab_add_unit_test</dt><dd><p>Adds a Matlab unit test.</p><dl>"
+        "<dt><code>NAME</code></dt><dd><p>name of the unittest in ctest.</p></dd>"
+        "<dt><code>TIMEOUT</code></dt><dd><p>Defaults to 180 seconds.</p></dd></dl></dd>"
+        "<dt>matlab_add_mex</dt><dd><p>Adds a MEX file.</p></dd>"
+        "</dl></article></body></html>"
+    )
+    path = write(tmp_path, "FindMatlab.html", html)
+    [document] = read_documents(path, "FindMatlab.html").documents
+    paths = {tuple(path) for _, path in heading_paths(document.text)}
+    assert ("Reference", r"matlab\_add\_unit\_test", "`TIMEOUT`") in paths
+    assert ("Reference", r"matlab\_add\_mex") in paths
+
+
 def test_text_loose_beside_paragraphs_is_kept() -> None:
     """Sphinx's version notes are a bare span in a div ("New in Django 3.2." under a
     setting's heading); the version is the answer to "in which version", so it must

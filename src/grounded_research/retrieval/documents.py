@@ -281,10 +281,16 @@ def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
     a command's option) a heading over its description. trafilatura would render term and
     description as two list items, and a passage cut between them loses what "The
     default is 1 GB." is the default of; as headings, the term is in the heading path of
-    its description. Terms in a row (`-a`, `--all`) become one heading."""
-    for term in list(tree.iter("dt")):
+    its description. Terms in a row (`-a`, `--all`) become one heading. A term whose
+    description holds terms of its own (a function and its arguments, a class and its
+    methods) is a heading a level above them, so that theirs lie under it: `TIMEOUT`
+    under `matlab_add_unit_test`, not beside it; so are the other terms of its list."""
+    terms = list(tree.iter("dt"))
+    nesting = {dl: _holds_terms(dl) for dl in {term.getparent() for term in terms}}
+    level = {term: "h5" if nesting[term.getparent()] else "h6" for term in terms}
+    for term in terms:
         previous = term.getprevious()
-        if previous is not None and previous.tag == "h6" and previous.get("data-term"):
+        if previous is not None and previous.get("data-term"):
             separator = previous.makeelement("span", {})
             separator.text, separator.tail = ", ", term.text
             previous.append(separator)
@@ -292,11 +298,18 @@ def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
                 previous.append(child)
             term.drop_tree()
             continue
-        term.tag = "h6"
+        term.tag = level[term]
         term.set("data-term", "1")
     for element in list(tree.iter("dl", "dd")):
         element.tag = "div"
     return tree
+
+
+def _holds_terms(definitions: HtmlElement | None) -> bool:
+    """Whether a description of this definition list holds terms of its own."""
+    if definitions is None:
+        return False
+    return any(next(item.iter("dt"), None) is not None for item in definitions.iterchildren("dd"))
 
 
 _INLINE = frozenset(

@@ -59,7 +59,8 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-# 19: the options a passage names, whole, a field of their own (`fields.option_tokens`);
+# 20: a definition term over terms of its own a heading level above them; 19: the
+# options a passage names, whole, a field of their own (`fields.option_tokens`);
 # 18: a page's collection is also the site its <title> names after the page's own title
 # ("mod_ssl - Apache HTTP Server Version 2.4"); 17: a page's collection (its manual's
 # name, <link rel="home" title=…>) kept; 16: three backticks with text after them on their
@@ -68,7 +69,7 @@ from grounded_research.text.tokenize import tokenize
 # ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept, no
 # headings in code fences; 10: a passage lies under the path of most of its words; 8:
 # hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 19
+INDEX_VERSION = 20
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
