@@ -486,6 +486,16 @@ def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert not mentions_number("item 20240", "2024")
 
 
+def test_a_series_asked_with_a_wildcard_is_said_by_any_of_its_releases() -> None:
+    """ "Which 3.7.x release" asks for a release of the 3.7 series: "3.7.9" says it, "3.70"
+    does not."""
+    question = "From which 3.7.x release on can Postfix disconnect pipelining clients?"
+    assert distinctive_numbers(question) == ["3.7.x"]
+    assert mentions_number("Available in Postfix 3.9, 3.8.4, 3.7.9 and later", "3.7.x")
+    assert mentions_number("Postfix 3.7 and later", "3.7.x")
+    assert not mentions_number("Postfix 3.70 and later", "3.7.x")
+
+
 @pytest.mark.parametrize(
     "text",
     [

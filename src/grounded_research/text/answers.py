@@ -352,11 +352,14 @@ _RELEASE_NUMBER = re.compile(rf"\b[A-Z][\w.+#-]*\s+{_RELEASE_WORD}(\d{{2}})(?![\
 
 def mentions_number(text: str, number: str) -> bool:
     """Whether the text says the number as written, or with its thousands grouped
-    ("2,000") or without its leading zero (".300"); not as the number of a section it
+    ("2,000") or without its leading zero (".300"), or a series ("3.7.x") by any of
+    its releases; not as the number of a section it
     numbers a part of a book by ("参见第 6.1 节", "表 6.1.", "6.1. 网页浏览器" do not mention
     Linux 6.1)."""
     text = _NUMBERED_PART.sub(" ", text)
-    if re.fullmatch(r"\d{4,}", number):
+    if series := _SERIES.fullmatch(number):  # "3.7.x": 3.7 or any release of it, 3.7.6
+        spelled = re.escape(series.group(1)) + r"(?:\.\d+)*" + _NUMBER_END
+    elif re.fullmatch(r"\d{4,}", number):
         head = len(number) % 3 or 3
         groups = [number[:head], *(number[i : i + 3] for i in range(head, len(number), 3))]
         spelled = r"[,\u202f ]?".join(groups) + _NUMBER_END
@@ -646,7 +649,9 @@ def _has_digit(word: str) -> bool:
     return any(c.isdigit() for c in word)  # a number or a version is a name's, not asked
 
 
-_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*" + _NUMBER_END)
+# A number as a question gives it; a series written with a wildcard ("3.7.x", "2.x") whole.
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:\.[xX*](?![\w.]))?" + _NUMBER_END)
+_SERIES = re.compile(r"(\d+(?:\.\d+)*)\.[xX*]")
 _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "version": "version versions release releases 版本",
     "name": "name names 名字 名称",
