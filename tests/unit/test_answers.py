@@ -673,3 +673,19 @@ def test_digits_a_name_ends_with_are_no_count_a_level_after_its_v_is(
     sentence: str, holds: bool
 ) -> None:
     assert holds_answer("quantity", sentence) is holds
+
+
+@pytest.mark.parametrize(
+    ("sentence", "answers"),
+    [
+        ("SSL_set_retry_verify() was added in OpenSSL 3.0.2.", False),
+        ("SSL_set_retry_verify() was deprecated in OpenSSL 3.0.2.", True),
+        ("Deprecated since version 3.0.2: use the callback's return value instead.", True),
+        ("SSL_set_retry_verify() first appeared in OpenSSL 3.0.2.", True),
+    ],
+)
+def test_a_version_of_another_event_is_not_the_one_asked(sentence: str, answers: bool) -> None:
+    """Asked when a function was deprecated, the version it was added in is no answer; a
+    sentence that names no event may still be."""
+    asked = Asked.of("In which OpenSSL version was SSL_set_retry_verify() deprecated?")
+    assert asked.answered_by(sentence, "SSL_SET_RETRY_VERIFY(3SSL)\nHISTORY") is answers

@@ -679,6 +679,20 @@ _MEASURED = re.compile(
 )
 
 
+# What a version or a date of a change is the version or date of: a sentence that tells
+# of one of these events answers a question about that event only.
+_EVENTS = {
+    "added": re.compile(r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new)\b|新增|加入|引入|添加", re.I),
+    "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
+    "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
+}
+
+
+def events_in(text: str) -> frozenset[str]:
+    """The events of a change (`_EVENTS`) that the text tells of."""
+    return frozenset(event for event, pattern in _EVENTS.items() if pattern.search(text))
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -691,6 +705,7 @@ class Asked(NamedTuple):
     codes: set[str]
     given: re.Pattern[str] | None  # the numbers the question itself gives
     measure: bool  # "how long is the bridge": a number with its unit answers
+    events: frozenset[str] = frozenset()  # what happened to it: added, deprecated, removed
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -704,6 +719,7 @@ class Asked(NamedTuple):
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
+            events_in(question) if kind in ("date", "version") else frozenset(),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -723,7 +739,8 @@ class Asked(NamedTuple):
         date); it is not about another release of what the question names ("Django 2.2
         will end in April 2022" under "Django 3.2 release notes"), nor stands under one
         without naming the asked release itself ("MySQL 5.0" in "Django 1.8 release
-        notes" is not Django 5.0). Asked of a code name, it is about it: it, the
+        notes" is not Django 5.0), nor tells of another event than the one asked ("added
+        in 3.0.2" for "when was it deprecated"). Asked of a code name, it is about it: it, the
         sentences before it or its headings name it, and its innermost heading is not
         another code name's entry ("Deprecated since version 3.9" under math.factorial is
         not when math.isqrt came)."""
@@ -743,6 +760,8 @@ class Asked(NamedTuple):
             mentions_phrase(sentence, p) for p in self.phrases
         ):
             return False
+        if self.events and (told := events_in(f"{lead}{sentence}")) and not told & self.events:
+            return False  # "was added in OpenSSL 3.0.2" does not say when it was deprecated
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
 
     def under_other_code(self, frame: str) -> bool:
