@@ -20,7 +20,7 @@ from grounded_research.report.body import (
 )
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, SubQuestion
 from grounded_research.text.answers import Asked
-from tests.conftest import write
+from tests.conftest import passage, write
 
 
 @pytest.fixture
@@ -411,9 +411,7 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_as
         "usage: venv [-h] [--clear] ENV_DIR\n```\n\nCreation of virtual environments is "
         "done by executing the command venv:\n\n```\npython -m venv /path/to/env\n```\n"
     )
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     help_line, venv_line = (line for line in text.splitlines() if line.endswith(":"))
     ranked = [Quote(record, help_line, ()), Quote(record, venv_line, ())]
 
@@ -451,18 +449,13 @@ def test_an_answer_is_not_quoted_with_a_code_block_read_into_its_line() -> None:
     span, which the citation check does not find in the source."""
     lead = "Checkpoints are spaced by a timeout:\n```\ncheckpoint_timeout = 5min\n```\n"
     text = f"{lead}The default is five minutes.\n"
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     answer = Quote(record, "The default is five minutes.", (), lead)
     asked = Asked.of("What is the default checkpoint timeout?")
 
     assert with_lead(answer, asked).sentence == "The default is five minutes."
     prose = "Checkpoints are spaced by a timeout. "
-    plain = Evidence(
-        id="e2", source_id="s1", sub_question_id="q", text=prose + answer.sentence,
-        start=0, end=len(prose + answer.sentence), score=1,
-    )  # fmt: skip
+    plain = passage(prose + answer.sentence, "e2")
     quoted = with_lead(Quote(plain, answer.sentence, (), prose), asked).sentence
     assert quoted == prose + answer.sentence  # no code between: quoted with it
 
@@ -475,9 +468,7 @@ def test_an_answer_in_a_list_item_is_quoted_with_the_item_it_goes_on_from() -> N
     item = "  - `nofail` lets the boot go on without the device. "
     answer = "Use it for an external disk that may be unplugged when the system boots."
     text = f"Options:\n{earlier}{item}{answer}\n"
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     asked = Asked.of("Which mount option keeps an unplugged external disk from stopping boot?")
 
     quoted = with_lead(Quote(record, answer, (), item), asked).sentence
@@ -492,9 +483,7 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
     for the sentence that says what the others do not."""
     first_hop = [f"The pavilion stands in Bangor, stage {n}." for n in range(8)]
     text = " ".join([*first_hop, "Bangor has the nickname Queen City."])
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     ranked = [Quote(record, sentence, ()) for sentence in [*first_hop, text.rsplit(". ", 1)[1]]]
     wanted = {"nicknam", "citi", "pavilion", "stand"}
 
@@ -513,15 +502,11 @@ def test_sentences_that_follow_each_other_in_a_paragraph_are_one_quote() -> None
         "or `16` for `objectMode`.\n- Sets the default highWaterMark used by streams.\n"
         "Other streams differ."
     )
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     value = "Defaults to `16384` (16 KiB),\nor `16` for `objectMode`."
     item = "Sets the default highWaterMark used by streams."
     after_item = "Other streams differ."
-    elsewhere = Evidence(
-        id="e2", source_id="s2", sub_question_id="q", text=item, start=0, end=len(item), score=1
-    )
+    elsewhere = passage(item, "e2", "s2")
     picked = [
         Quote(record, value, ("Defaults",)),
         Quote(elsewhere, item, ()),
@@ -544,9 +529,7 @@ def test_rows_of_a_table_are_quoted_apart() -> None:
     """Each row of a table is a statement of its own, whatever follows it on its line."""
     rows = ["| Gravimetric energy density | 390 Wh/kg |", "| Cell mass | 0.55 kg |"]
     text = " \n".join(rows) + " \n"
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
 
     quotes = joined([Quote(record, row, ()) for row in rows])
 
@@ -780,9 +763,7 @@ def test_a_fragment_is_quoted_when_it_holds_the_value_asked_for(
     """A reference entry gives its value in two words ("Default: `0`"), too few for a
     statement; asked for that value, it is the answer, and it is quoted."""
     text = "Default: `0`\n\nThe lifetime of a database connection, as an integer of seconds.\n"
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
-    )
+    record = passage(text)
     sub_question = SubQuestion(id="q", text=question)
 
     ranked = ranked_sentences(sub_question, [record], {}, {}, HeadingsAt({}, None))

@@ -26,7 +26,7 @@ from grounded_research.report.sections import LABELS
 from grounded_research.report.unresolved import in_plain_words, reason_in_words
 from grounded_research.report.verify import rule_verdicts
 from grounded_research.state import ConflictSide, Evidence, Gap
-from tests.conftest import EXAMPLE_CORPUS, ROOT
+from tests.conftest import EXAMPLE_CORPUS, ROOT, passage
 
 TABLE = (
     "## Results\n\n"
@@ -38,15 +38,7 @@ TABLE = (
 
 
 def evidence(text: str, record_id: str = "e", source_id: str = "s") -> Evidence:
-    return Evidence(
-        id=record_id,
-        source_id=source_id,
-        sub_question_id="q0",
-        text=text,
-        start=0,
-        end=len(text),
-        score=1.0,
-    )
+    return passage(text, record_id, source_id, "q0")
 
 
 def quoted(sentence: str, number: int = 1) -> str:
