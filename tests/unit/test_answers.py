@@ -75,6 +75,10 @@ from grounded_research.text.normalize import unaccented
         ("Which deprecation code covers the removed os.tmpDir() API?", "name"),
         ("Which directives were added in Apache httpd 2.4.72?", "name"),
         ("In which month and year was a French translation added to the book?", "date"),
+        # a time asked for by its unit with "which", as with "what"
+        ("In which month was the vulnerability made public?", "date"),
+        ("In which year did Debian decide to move its sources to Git?", "date"),
+        ("这个漏洞是哪个月公开的？", "date"),
         ("In which version was the distutils package removed?", "version"),
         # a release asked for with its product's name and a word on it
         ('Since which Node.js major version is the "exports" field supported?', "version"),

@@ -57,9 +57,9 @@ _CHANGED_WHEN = re.compile(
 )
 _DATE_NOUNS = ("date", "day", "year", "month")
 _DATE = re.compile(
-    rf"\b(?:on\s+)?what\s+(?:{'|'.join(_DATE_NOUNS)})\b|^\W*(?:since\s+|until\s+)?when\b|"
+    rf"\b(?:on\s+)?(?:what|which)\s+(?:{'|'.join(_DATE_NOUNS)})\b|^\W*(?:since\s+|until\s+)?when\b|"
     r"\brelease\s+date\b|\bwhat\s+(?:is|was)\s+the\s+(?:[\w-]+\s+)?date\b|"
-    r"何时|什么时候|哪一天|哪天|哪一年|哪年|几月|日期",
+    r"何时|什么时候|哪一天|哪天|哪一年|哪年|哪一?个?月|几月|日期",
     re.IGNORECASE,
 )
 _SETTING_NOUNS = "limit|size|number|value|length|port|timeout"  # "what is the default port"
