@@ -693,3 +693,20 @@ def test_a_version_of_another_event_is_not_the_one_asked(sentence: str, answers:
     sentence that names no event may still be."""
     asked = Asked.of("In which OpenSSL version was SSL_set_retry_verify() deprecated?")
     assert asked.answered_by(sentence, "SSL_SET_RETRY_VERIFY(3SSL)\nHISTORY") is answers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "answers"),
+    [
+        ("Set it to a value greater than 4 (its current default value).", False),
+        ("UV_THREADPOOL_SIZE accepts values up to 1024.", True),
+        ("The maximum is 1024, and the default is 4.", True),
+        ("Its value is 1024 on most systems.", True),
+    ],
+)
+def test_a_default_is_no_answer_to_a_question_about_a_bound(sentence: str, answers: bool) -> None:
+    """Asked for the largest value a setting accepts, its default is not it; a sentence
+    that tells of neither may still be."""
+    asked = Asked.of("What is the largest value UV_THREADPOOL_SIZE accepts?")
+    assert asked.kind == "quantity"
+    assert asked.answered_by(sentence, "Environment variables\nUV_THREADPOOL_SIZE=size") is answers

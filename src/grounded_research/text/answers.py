@@ -72,6 +72,7 @@ _MEASURE_NOUN = re.compile(rf"(?:{_SETTING_NOUNS}|{_MEASURES}|priority)s?")
 _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
     rf"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|{_SETTING_NOUNS})\b|"
+    rf"\b(?:largest|smallest|highest|lowest|greatest)\s+(?:{_SETTING_NOUNS})s?\b|"
     r"\b(?:default|maximum|minimum|limit)\b|"
     r"\bunless (?:configured|set|told|specified) otherwise\b|"
     rf"\bwhat\s+(?:\w+\s+)?(?:{_MEASURES})\b|"
@@ -679,18 +680,30 @@ _MEASURED = re.compile(
 )
 
 
-# What a version or a date of a change is the version or date of: a sentence that tells
-# of one of these events answers a question about that event only.
+# What a value is the value of: a version or a date of the event of a change, a number
+# of a bound or of a default. A sentence that tells of one of these answers a question
+# about that one only.
 _EVENTS = {
     "added": re.compile(r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new)\b|新增|加入|引入|添加", re.I),
     "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
     "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
 }
+_BOUNDS = {
+    "bound": re.compile(
+        r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|largest|smallest|greatest|highest|lowest|"
+        r"most|least|limit(?:s|ed)?|up\s+to|no\s+more\s+than|or\s+(?:fewer|less|more))\b|"
+        r"最大|最小|最多|最少|上限|下限|不超过",
+        re.I,
+    ),
+    "default": _DEFAULT,
+}
 
 
-def events_in(text: str) -> frozenset[str]:
-    """The events of a change (`_EVENTS`) that the text tells of."""
-    return frozenset(event for event, pattern in _EVENTS.items() if pattern.search(text))
+def events_in(text: str, kind: AnswerKind = "version") -> frozenset[str]:
+    """What the text tells a value of the kind is the value of: the events of a change
+    (`_EVENTS`) for a date or a version, a bound or a default (`_BOUNDS`) for a number."""
+    told = _BOUNDS if kind == "quantity" else _EVENTS
+    return frozenset(event for event, pattern in told.items() if pattern.search(text))
 
 
 class Asked(NamedTuple):
@@ -705,7 +718,7 @@ class Asked(NamedTuple):
     codes: set[str]
     given: re.Pattern[str] | None  # the numbers the question itself gives
     measure: bool  # "how long is the bridge": a number with its unit answers
-    events: frozenset[str] = frozenset()  # what happened to it: added, deprecated, removed
+    events: frozenset[str] = frozenset()  # what the value is of: added, … (`events_in`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -719,7 +732,7 @@ class Asked(NamedTuple):
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
-            events_in(question) if kind in ("date", "version") else frozenset(),
+            events_in(question, kind) if kind in ("date", "version", "quantity") else frozenset(),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -740,7 +753,8 @@ class Asked(NamedTuple):
         will end in April 2022" under "Django 3.2 release notes"), nor stands under one
         without naming the asked release itself ("MySQL 5.0" in "Django 1.8 release
         notes" is not Django 5.0), nor tells of another event than the one asked ("added
-        in 3.0.2" for "when was it deprecated"). Asked of a code name, it is about it: it, the
+        in 3.0.2" for "when was it deprecated"; "its current default" for "the largest
+        value"). Asked of a code name, it is about it: it, the
         sentences before it or its headings name it, and its innermost heading is not
         another code name's entry ("Deprecated since version 3.9" under math.factorial is
         not when math.isqrt came)."""
@@ -760,8 +774,9 @@ class Asked(NamedTuple):
             mentions_phrase(sentence, p) for p in self.phrases
         ):
             return False
-        if self.events and (told := events_in(f"{lead}{sentence}")) and not told & self.events:
-            return False  # "was added in OpenSSL 3.0.2" does not say when it was deprecated
+        told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
+        if told and not told & self.events:
+            return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
 
     def under_other_code(self, frame: str) -> bool:
