@@ -391,6 +391,13 @@ def test_a_bare_number_is_not_a_version() -> None:
             "math — Mathematical functions\nConstants\nmath.nan",
             False,
         ),
+        # a code name in capitals is a code name: another's entry is not the one asked
+        (
+            "What is the largest value UV_THREADPOOL_SIZE accepts?",
+            "On 64-bit architectures, this value currently is 2^32 (about 4 GiB).",
+            "Buffer\nBuffer constants\n`buffer.constants.MAX_LENGTH`",
+            False,
+        ),
     ],
 )
 def test_a_sentence_answers_with_a_value_of_the_asked_kind_about_the_subject(

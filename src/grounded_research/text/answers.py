@@ -151,7 +151,7 @@ _ZH_MEASURE = "个|家|位|种|款"  # the measure words "哪" takes before a no
 _ZH_WHICH = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE})\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _ZH_HEAD = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE}|些)\s*(?P<head>[\u4e00-\u9fff]+)")
 _IDENTIFIER = re.compile(
-    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b(?!=)|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
     r"\b[A-Z][A-Z0-9_]{2,}=[\w.-]+"  # a setting with its value: BOOT_DEBUG=4
 )
 
@@ -283,8 +283,8 @@ _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)"
 
 
 def identifiers(question: str) -> set[str]:
-    """Code names a question may carry in lower case: max_connections, os.path.join(),
-    --force."""
+    """Code names a question may carry: max_connections, UV_THREADPOOL_SIZE,
+    os.path.join(), --force."""
     return {m.group(0).lower().removesuffix("()") for m in _IDENTIFIER.finditer(question)}
 
 
