@@ -391,6 +391,13 @@ def test_a_bare_number_is_not_a_version() -> None:
             "math — Mathematical functions\nConstants\nmath.nan",
             False,
         ),
+        # the entry of an argument of the function asked of is part of its entry
+        (
+            "How long does gtest_discover_tests() wait by default for the test list?",
+            "The default is 5.",
+            "GoogleTest\ngtest_discover_tests\n`DISCOVERY_TIMEOUT num`",
+            True,
+        ),
         # a code name in capitals is a code name: another's entry is not the one asked
         (
             "What is the largest value UV_THREADPOOL_SIZE accepts?",

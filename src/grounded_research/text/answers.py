@@ -781,11 +781,16 @@ class Asked(NamedTuple):
 
     def under_other_code(self, frame: str) -> bool:
         """Whether the innermost heading of the frame names a code name and none the
-        question asks of: the entry of another setting, option or function."""
-        innermost = frame.rsplit("\n", 1)[-1]
+        question asks of: the entry of another setting, option or function; not an
+        entry inside the entry of one asked of (`DISCOVERY_TIMEOUT` under
+        gtest_discover_tests is one of its arguments)."""
+        above, _, innermost = frame.rpartition("\n")
         if not self.codes or not (identifiers(innermost) or _CALLED.search(innermost)):
             return False
-        return not any(mentions_identifier(innermost, code) for code in self.codes)
+        return not any(
+            mentions_identifier(innermost, code) or mentions_identifier(above, code)
+            for code in self.codes
+        )
 
     def answered_in(self, text: str, frame_at: Callable[[int], str]) -> bool:
         """Whether the passage holds a sentence that answers (asked for a default, one
