@@ -79,6 +79,9 @@ from grounded_research.text.normalize import unaccented
         ("In which month was the vulnerability made public?", "date"),
         ("In which year did Debian decide to move its sources to Git?", "date"),
         ("这个漏洞是哪个月公开的？", "date"),
+        # a Chinese question asks "哪种 X" after what it says of the X
+        ("安装程序默认使用哪种前端？", "name"),
+        ("apt-cacher-ng 默认使用哪个端口？", "quantity"),
         ("In which version was the distutils package removed?", "version"),
         # a release asked for with its product's name and a word on it
         ('Since which Node.js major version is the "exports" field supported?', "version"),

@@ -175,7 +175,9 @@ def asked_kind(question: str) -> AnswerKind:
         found = pattern.search(question)
         if found is None:
             continue
-        if kind in ("date", "quantity") and _thing_asked_before(question, found.start()):
+        if kind in ("date", "quantity") and (
+            _thing_asked_before(question, found.start()) or _zh_thing_asked(question)
+        ):
             return "name"  # "Which directive caps how many requests …" asks for a directive
         noun = _head_noun(question) if pattern is _CHANGED_WHEN else ""
         if noun and noun not in _KIND_NOUNS["version"].split():  # a thing was changed:
@@ -602,6 +604,18 @@ def head_word(question: str) -> str:
     word of its own ("哪个更早", "哪一天"), not the thing."""
     head = _head_noun(question) or _zh_head_noun(question)
     return "" if head in _KIND_NOUNS.get(asked_kind(question), "").split() else head
+
+
+def _zh_thing_asked(question: str) -> bool:
+    """Whether a Chinese question asks "哪种 X" of a thing, not of a measure: "默认使用哪种
+    前端" asks for a front end, where "默认使用哪个端口" asks for a number."""
+    noun = _zh_head_noun(question)
+    return bool(noun) and _ZH_MEASURE_NOUN.fullmatch(noun) is None
+
+
+_ZH_MEASURE_NOUN = re.compile(
+    r"端口|大小|数量|数目|数值|值|长度|容量|空间|内存|速度|比例|优先级|级别"
+)
 
 
 def _zh_head_noun(question: str) -> str:
