@@ -555,9 +555,9 @@ def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> l
 def joined(picked: list[Quote]) -> list[Quote]:
     """Quotes that follow each other in one paragraph of their passage quoted as one,
     where the first of them ranks ("Returns the default highWaterMark used by streams.
-    Defaults to `16384` (16 KiB), or `16` for `objectMode`." as one quote, not two): the reader
-    reads a statement and its value as the source gives them, and one quote cites
-    them once. Verbatim: the quotes are joined with the text between them, which is
+    Defaults to `16384` (16 KiB), or `16` for `objectMode`." as one quote, not two):
+    the reader reads a statement and its value as the source gives them, and one quote
+    cites them once. Verbatim: the quotes are joined with the text between them, which is
     only the space (or a hard-wrapped line's break) between two sentences; never across
     a list item, a heading or a code line, nor beyond `JOINED_WORDS`: a paragraph
     quoted whole would bury the sentence that ranked."""

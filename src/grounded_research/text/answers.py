@@ -151,7 +151,9 @@ _ZH_MEASURE = "个|家|位|种|款"  # the measure words "哪" takes before a no
 _ZH_WHICH = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE})\s*[\u4e00-\u9fff]")  # "由哪个机构维护"
 _ZH_HEAD = re.compile(rf"哪(?:一)?(?:{_ZH_MEASURE}|些)\s*(?P<head>[\u4e00-\u9fff]+)")
 _IDENTIFIER = re.compile(
-    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b(?!=)|\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|"  # max_connections
+    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b(?!=)|"  # UV_THREADPOOL_SIZE
+    r"\b\w+(?:\.\w+)+\(\)|\b\w+\(\)|(?<!\w)--[a-z][\w-]*|"  # os.path.join(), --force
     r"\b[A-Z][A-Z0-9_]{2,}=[\w.-]+"  # a setting with its value: BOOT_DEBUG=4
 )
 
@@ -355,10 +357,9 @@ _RELEASE_NUMBER = re.compile(rf"\b[A-Z][\w.+#-]*\s+{_RELEASE_WORD}(\d{{2}})(?![\
 
 def mentions_number(text: str, number: str) -> bool:
     """Whether the text says the number as written, or with its thousands grouped
-    ("2,000") or without its leading zero (".300"), or a series ("3.7.x") by any of
-    its releases; not as the number of a section it
-    numbers a part of a book by ("参见第 6.1 节", "表 6.1.", "6.1. 网页浏览器" do not mention
-    Linux 6.1)."""
+    ("2,000") or without its leading zero (".300"), or a series ("3.7.x") by any of its
+    releases; not as the number of a section it numbers a part of a book by ("参见第 6.1
+    节", "表 6.1.", "6.1. 网页浏览器" do not mention Linux 6.1)."""
     text = _NUMBERED_PART.sub(" ", text)
     if series := _SERIES.fullmatch(number):  # "3.7.x": 3.7 or any release of it, 3.7.6
         spelled = re.escape(series.group(1)) + r"(?:\.\d+)*" + _NUMBER_END
