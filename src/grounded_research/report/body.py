@@ -424,6 +424,7 @@ def ranked_sentences(
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             headings = headings_at(record, start)
             coded = inside(blocks, start)  # "# dpkg-reconfigure …" in code is a command
+            holds = kind not in STATEMENT_KINDS and asked.holds_value(sentence)
             if HEADING_LINE.match(record.text, start) and not coded:
                 # A heading is shown beside the quotes under it, not quoted; unless it
                 # holds what is asked: changelogs date a release in its heading
@@ -431,12 +432,8 @@ def ranked_sentences(
                 if not asked.heads_answer(sentence):
                     continue
                 headings, lead = headings[:-1], ""
-            elif too_short(sentence, COMMAND_WORDS if coded else MIN_QUOTE_WORDS) and (
-                too_short(sentence, COMMAND_WORDS)
-                or kind in STATEMENT_KINDS
-                or not asked.holds_value(sentence)
-            ):
-                continue  # a fragment, unless the value asked for: "Default: `0`"
+            elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
+                continue  # a fragment, unless a command or the value asked for: "Default: `0`"
             above = read_frame(f"{frame(title, headings)}\n{lead}")
             named = not about or bool(about & (in_passage | above.names))
             if not (named or closest):
@@ -448,7 +445,7 @@ def ranked_sentences(
             terms = set(tokenize(sentence))
             shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))
-            if kind not in STATEMENT_KINDS and asked.holds_value(sentence):
+            if holds:
                 relevance += ANSWER_BONUS
             elif kind == "procedure" and (coded or "`" in sentence):
                 relevance += ANSWER_BONUS  # "how do I" is answered with a command
@@ -566,8 +563,11 @@ def joined(picked: list[Quote]) -> list[Quote]:
         text = quote.record.text
         at = text.find(quote.sentence)
         end = at + len(quote.sentence)
+        if at < 0 or quote.in_code:
+            runs.append((rank, at, end, quote))
+            continue
         for i, (first, start, stop, run) in enumerate(runs):
-            if at < 0 or quote.in_code or run.in_code or run.record.id != quote.record.id:
+            if run.in_code or run.record.id != quote.record.id:
                 continue
             if reading_words(text[min(at, start) : max(end, stop)]) > JOINED_WORDS:
                 continue

@@ -714,10 +714,14 @@ _BOUNDS = {
 }
 
 
-def events_in(text: str, kind: AnswerKind = "version") -> frozenset[str]:
+_TOLD = {"date": _EVENTS, "version": _EVENTS, "quantity": _BOUNDS}
+
+
+def events_in(text: str, kind: AnswerKind) -> frozenset[str]:
     """What the text tells a value of the kind is the value of: the events of a change
-    (`_EVENTS`) for a date or a version, a bound or a default (`_BOUNDS`) for a number."""
-    told = _BOUNDS if kind == "quantity" else _EVENTS
+    (`_EVENTS`) for a date or a version, a bound or a default (`_BOUNDS`) for a number;
+    nothing for another kind."""
+    told = _TOLD.get(kind, {})
     return frozenset(event for event, pattern in told.items() if pattern.search(text))
 
 
@@ -747,7 +751,7 @@ class Asked(NamedTuple):
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
-            events_in(question, kind) if kind in ("date", "version", "quantity") else frozenset(),
+            events_in(question, kind),
         )
 
     def holds_value(self, sentence: str) -> bool:
