@@ -620,6 +620,9 @@ def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
         ("How much memory does the installer need?", "It runs on 2 of the 3 disks.", False),
         ("How long is the bridge over the strait?", "As long as 3 others, as it was.", False),
         ("这座桥有多长？", "大桥全长约 8 公里。", True),
+        # configuration files write durations with a one-letter unit: s, m, h, d, w
+        ("How long does a message stay in the queue?", "maximal_queue_lifetime (5d)", True),
+        ("How long is a lock kept?", "lock_time (2w)", True),
         # a count is not a measure: any number answers "how many"
         ("How many loose objects trigger a pack?", "The default value is 6700.", True),
     ],

@@ -688,7 +688,7 @@ _MEASURE_ASKED = re.compile(
 _MEASURED = re.compile(
     rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:a|an|one|{_NUMBER_WORDS})[\s-]+)(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
-    r"min(?:ute)?s?|h|hours?|days?|weeks?|months?|years?|[kmgt]i?b|bytes?|"
+    r"min(?:ute)?s?|h|hours?|d|days?|w|weeks?|months?|years?|[kmgt]i?b|bytes?|"
     r"(?:kilo|mega|giga|tera)bytes?|kg|tons?|tonnes?|pounds?|lbs?)\b|"
     r"\d\s*(?:公里|米|秒|分钟|小时|天|周|个月|年|[KMGT]i?B|字节|千克|公斤)",
     re.IGNORECASE,
