@@ -97,7 +97,7 @@ _DATE_HOLDER = re.compile(
     + _MONTHS
     + r"\s+\d{1,2},?\s+\d{4}\b|\b"
     + _MONTHS
-    + r"\s+\d{4}\b|\b(?:19|20)\d\d\b|"
+    + r"\s+\d{4}\b|(?<!(?-i:[A-Z][A-Z])-)\b(?:19|20)\d\d\b|"  # not in CVE-2009-3555
     r"\d{4}\s*年(?:\s*\d{1,2}\s*月)?|"
     r"\b\d{1,2}(?:st|nd|rd|th)\s+centur(?:y|ies)\b|\d{1,2}\s*世纪",  # "the late 12th century"
     re.IGNORECASE,
