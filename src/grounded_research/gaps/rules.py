@@ -152,7 +152,8 @@ def why_unanswered(
     (a name with a number as that exact phrase: "PostgreSQL 17" is not "17.3"), by a
     passage or its source's title; and a selected passage that mentions what a "what X"
     question asks about holds a sentence with an answer of the asked kind (a date, a
-    version, a number, a name) sharing a word with the question ("released").
+    version, a number, a name) sharing a word with the question ("released"); asked for
+    a version, under headings and in a passage that name all the question's names.
     `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them;
     `headings_at`: the headings each sentence lies under (the passage's own path, read
     for every sentence of it, when not given)."""
