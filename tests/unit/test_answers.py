@@ -733,13 +733,3 @@ def test_a_default_is_no_answer_to_a_question_about_a_bound(sentence: str, answe
     asked = Asked.of("What is the largest value UV_THREADPOOL_SIZE accepts?")
     assert asked.kind == "quantity"
     assert asked.answered_by(sentence, "Environment variables\nUV_THREADPOOL_SIZE=size") is answers
-
-
-def test_a_name_is_named_as_a_word_of_its_own() -> None:
-    """ "quic" is not in "quickly"; a number or an "s" may end the word: sqlite3-doc is
-    SQLite's folder, "Brooks's Bar" is the question's "Brook Bar"."""
-    assert not names_subject("It runs quickly.", ({"quic"}, []))
-    assert names_subject("Transports such as QUIC may not.", ({"quic"}, []))
-    assert names_subject("It is documented.", ({"sqlite"}, []), place="sqlite3-doc/lang.html")
-    assert names_subject("Brooks's Bar lies to the east.", ({"brook"}, []))
-    assert not names_subject("It is written in golang.", ({"go"}, []))

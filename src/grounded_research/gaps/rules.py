@@ -113,7 +113,7 @@ def coverage_gaps(
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
-    unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
+    unnamed = unnamed_subjects(state, sub_question, ranked)
     unanswered = why_unanswered(state, sub_question, ranked, unnamed, headings_at)
     if unanswered:  # search for what is missing: a subject, else a number the question gives
         missing_subjects = unnamed or [
@@ -152,14 +152,13 @@ def why_unanswered(
     (a name with a number as that exact phrase: "PostgreSQL 17" is not "17.3"), by a
     passage or its source's title; and a selected passage that mentions what a "what X"
     question asks about holds a sentence with an answer of the asked kind (a date, a
-    version, a number, a name) sharing a word with the question ("released"); asked for
-    a version, under headings and in a passage that name all the question's names.
+    version, a number, a name) sharing a word with the question ("released").
     `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them;
     `headings_at`: the headings each sentence lies under (the passage's own path, read
     for every sentence of it, when not given)."""
     kind = asked_kind(sub_question.text)
     if unnamed is None:
-        unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
+        unnamed = unnamed_subjects(state, sub_question, ranked)
     for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
         alone = {n for n in names if not _in_any(n, phrases)}
         shown = ", ".join([*phrases, *names_as_written(alone, sub_question.text).split()])
@@ -190,20 +189,12 @@ def why_unanswered(
             return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
     at = headings_at or HeadingsAt(state.sources, None)
-    # Asked which version brought a change, the sentence's passage and headings name all
-    # the question names: a version on an OpenSSL page that does not name QUIC dates
-    # another change than QUIC's.
-    every = subjects(sub_question.text) if kind == "version" else []
-
-    def answers(record: Evidence, start: int, end: int, lead: str) -> bool:
-        frame = _frame(state, record, at(record, start))
-        place = _place(state, record)
-        return asked.answered_by(LINE_MARKER.sub("", record.text[start:end]), frame, lead) and all(
-            names_subject(record.text, s, frame, place, about=True) for s in every
-        )
-
     if not any(
-        answers(record, start, end, lead)
+        asked.answered_by(
+            LINE_MARKER.sub("", record.text[start:end]),
+            _frame(state, record, at(record, start)),
+            lead,
+        )
         for record in holding
         for start, end, lead in _may_answer(record, asked, at.code_blocks(record))
     ):
@@ -222,18 +213,14 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 
 
 def unnamed_subjects(
-    state: State,
-    sub_question: SubQuestion,
-    ranked: list[Evidence],
-    headings_at: HeadingsAt | None = None,
+    state: State, sub_question: SubQuestion, ranked: list[Evidence]
 ) -> list[tuple[set[str], list[str]]]:
     """The subjects of the sub-question that no selected passage names. A subject with a
     name the corpus names documents by, a folder or a file ("SQLite's RETURNING clause",
     "Aurora A1" in aurora-pilot-line.md), must be named by one passage, all its names
     together; the names of a subject the corpus names nothing by ("Lady Mary-Gaye Curzon
     stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
-    question's entities lie on several pages. `headings_at`: the headings a passage's
-    first sentence lies under, read off its snapshot (`_names_subject`)."""
+    question's entities lie on several pages."""
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True)
     unnamed: list[tuple[set[str], list[str]]] = []
@@ -244,9 +231,7 @@ def unnamed_subjects(
             if names & filed
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
-        if not all(
-            any(_names_subject(state, e, part, headings_at) for e in ranked) for part in parts
-        ):
+        if not all(any(_names_subject(state, e, part) for e in ranked) for part in parts):
             unnamed.append(subject)
     return unnamed
 
@@ -308,20 +293,9 @@ def _in_place(state: State, record: Evidence) -> str:
     return f"{_with_title(state, record)}\n{_place(state, record)}"
 
 
-def _names_subject(
-    state: State,
-    record: Evidence,
-    subject: tuple[set[str], list[str]],
-    headings_at: HeadingsAt | None = None,
-) -> bool:
-    """Whether the passage names the subject, under its own headings or, read off its
-    snapshot (`headings_at`), under those its first sentence lies under: a passage that
-    opens with the end of functools.cache's entry names functools.cache."""
-    frames = [_frame(state, record)]
-    if headings_at is not None:
-        frames.append(_frame(state, record, headings_at(record, 0)))
-    place = _place(state, record)
-    return any(names_subject(record.text, subject, f, place, about=True) for f in frames)
+def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
+    frame = _frame(state, record)
+    return names_subject(record.text, subject, frame, _place(state, record), about=True)
 
 
 def _names_release(

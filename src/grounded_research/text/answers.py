@@ -422,13 +422,6 @@ _LATIN_RELEASE = re.compile(
 )
 
 
-def _word_in(name: str, text: str) -> bool:
-    """Whether the text holds the name as a word: "quic" is not in "quickly"; a number
-    may follow ("sqlite" in sqlite3-doc), and an "s" ending the word ("Brooks's Bar" for
-    "Brook Bar")."""
-    return re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-rt-z])(?!s[a-z])", text) is not None
-
-
 def misspelt(name: str, names: set[str]) -> bool:
     """Whether a name of six letters or more is one of these names with one letter
     added, left out or changed: a question may misspell what the sources spell right
@@ -476,7 +469,7 @@ def names_subject(
     lowered = f"{framed}\n{place}".lower()
     named = named_terms(framed)
     if not all(
-        unaccented(n) in named or _word_in(unaccented(n), lowered) or misspelt(unaccented(n), named)
+        unaccented(n) in named or unaccented(n) in lowered or misspelt(unaccented(n), named)
         for n in names
     ):
         return False
