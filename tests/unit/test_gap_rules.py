@@ -539,3 +539,28 @@ def test_chinese_sentences_on_one_subject_share_their_short_words() -> None:
     )
     [conflict] = find_disagreements(found)
     assert {value for _, value in conflict.sides} == {"planned", "done"}
+
+
+def test_titles_opening_with_the_same_word_share_no_subject() -> None:
+    """ "List of islands of Tasmania" and "List of rulers of the Kingdom of the Isles"
+    open with a capital because a title does: two areas on those pages are of two
+    places, not two figures for one."""
+    found = statements(
+        [
+            (
+                "e1",
+                "a",
+                "They have a total land area of over 8300 km2.",
+                "List of rulers of the Isles",
+            ),
+            ("e2", "b", "It has 64,103 km2 of the total land area.", "List of islands of Tasmania"),
+        ]
+    )
+    assert find_disagreements(found) == []
+    same = statements(
+        [
+            ("e1", "a", "They have a total land area of over 8300 km2.", "Tasmania"),
+            ("e2", "b", "It has 64,103 km2 of the total land area.", "List of islands of Tasmania"),
+        ]
+    )
+    assert find_disagreements(same) != []

@@ -131,7 +131,8 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
     framed: dict[str, Read] = {}
     analysed = [
-        (s, Read.of(s.sentence), framed.setdefault(s.frame, Read.of(s.frame))) for s in found
+        (s, Read.of(s.sentence), framed.setdefault(s.frame, Read.of(_title_cased(s.frame))))
+        for s in found
     ]
     for (a, own_a, frame_a), (b, own_b, frame_b) in combinations(analysed, 2):
         if a.source == b.source:
@@ -201,6 +202,17 @@ def _disagreements(
         elif right <= status_a and left <= status_b and not left <= status_a:
             found.append(("status_conflict", "status", _join(right), _join(left)))
     return found
+
+
+_TITLE_OPENING = re.compile(r"^[A-Z][a-z]+(?=\s+[a-z])", re.MULTILINE)
+
+
+def _title_cased(frame: str) -> str:
+    """A frame without the capitalised word each of its titles and headings opens with
+    before a word in lower case: "List" of "List of islands of Tasmania", "Release" of
+    "Release notes for Django 3.2" is capitalised because it comes first, and pages
+    titled "List of …" share no subject by it."""
+    return _TITLE_OPENING.sub("", frame)
 
 
 def subjects(sentence: str) -> set[str]:
