@@ -131,7 +131,11 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
     framed: dict[str, Read] = {}
     analysed = [
-        (s, Read.of(s.sentence), framed.setdefault(s.frame, Read.of(_title_cased(s.frame))))
+        (
+            s,
+            Read.of(s.sentence),
+            framed.setdefault(s.frame, Read.of(_without_opening_words(s.frame))),
+        )
         for s in found
     ]
     for (a, own_a, frame_a), (b, own_b, frame_b) in combinations(analysed, 2):
@@ -207,7 +211,7 @@ def _disagreements(
 _TITLE_OPENING = re.compile(r"^[A-Z][a-z]+(?=\s+[a-z])", re.MULTILINE)
 
 
-def _title_cased(frame: str) -> str:
+def _without_opening_words(frame: str) -> str:
     """A frame without the capitalised word each of its titles and headings opens with
     before a word in lower case: "List" of "List of islands of Tasmania", "Release" of
     "Release notes for Django 3.2" is capitalised because it comes first, and pages
