@@ -129,15 +129,8 @@ def find_disagreements(found: list[Statement]) -> list[Disagreement]:
     """Pairs that disagree, grouped: pairs of the same kind and detail that share a
     statement are one disagreement with several sides."""
     groups: list[tuple[ConflictKind, str, str, list[tuple[Statement, str]]]] = []
-    framed: dict[str, Read] = {}
-    analysed = [
-        (
-            s,
-            Read.of(s.sentence),
-            framed.setdefault(s.frame, Read.of(_without_opening_words(s.frame))),
-        )
-        for s in found
-    ]
+    framed = {frame: Read.of(_without_opening_words(frame)) for frame in {s.frame for s in found}}
+    analysed = [(s, Read.of(s.sentence), framed[s.frame]) for s in found]
     for (a, own_a, frame_a), (b, own_b, frame_b) in combinations(analysed, 2):
         if a.source == b.source:
             continue

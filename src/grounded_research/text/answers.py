@@ -68,7 +68,10 @@ _MEASURES = (  # "what energy density", "what price"
     "percentage|share|amount|level|quality"
 )
 # Nouns of a measure: "Which port does it listen on by default?" asks for a number.
-_MEASURE_NOUN = re.compile(rf"(?:{_SETTING_NOUNS}|{_MEASURES}|priority)s?")
+_MEASURE_NOUN = re.compile(  # a noun a "which X" asks a number with, in English or Chinese
+    rf"(?:{_SETTING_NOUNS}|{_MEASURES}|priority)s?|"
+    r"端口|大小|数量|数目|数值|值|长度|容量|空间|内存|速度|比例|优先级|级别"
+)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
     rf"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|{_SETTING_NOUNS})\b|"
@@ -611,12 +614,7 @@ def _zh_thing_asked(question: str) -> bool:
     """Whether a Chinese question asks "哪种 X" of a thing, not of a measure: "默认使用哪种
     前端" asks for a front end, where "默认使用哪个端口" asks for a number."""
     noun = _zh_head_noun(question)
-    return bool(noun) and _ZH_MEASURE_NOUN.fullmatch(noun) is None
-
-
-_ZH_MEASURE_NOUN = re.compile(
-    r"端口|大小|数量|数目|数值|值|长度|容量|空间|内存|速度|比例|优先级|级别"
-)
+    return bool(noun) and _MEASURE_NOUN.fullmatch(noun) is None
 
 
 def _zh_head_noun(question: str) -> str:
