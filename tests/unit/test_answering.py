@@ -17,6 +17,7 @@ from grounded_research.report.body import (
     joined,
     ranked_sentences,
     with_lead,
+    with_subject,
 )
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence, SubQuestion
 from grounded_research.text.answers import Asked
@@ -491,6 +492,28 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
 
     assert "Bangor has the nickname Queen City." in chosen
     assert len(chosen) == 8 and chosen == sorted(chosen, key=text.index)  # in rank order
+
+
+def test_a_quote_that_does_not_name_its_pages_subject_is_read_from_the_opening() -> None:
+    """A quote "The film stars …" says what film only through its page: the quote starts at the
+    page's opening sentence, which names it, when both fit in a quote read at a glance;
+    not when the opening is quoted already, names nothing of the title, or is too far."""
+    opening = "The Bye Bye Man is a 2017 American supernatural horror film directed by Stacy Title."
+    stars = "The film stars Douglas Smith, Lucien Laviscount and Cressida Bonas."
+    record = passage(f"{opening} {stars}")
+    titles = {"s1": "The Bye Bye Man (film)"}
+    quote = Quote(record, stars, (), f"{opening} ")
+
+    [named] = with_subject([quote], titles)
+    assert named.sentence == f"{opening} {stars}" and named.lead == ""
+    assert with_subject([Quote(record, opening, ()), quote], titles)[1] == quote
+    assert with_subject([quote], {"s1": "Jenna Kanell"}) == [quote]  # opening names no title
+    assert with_subject([quote], {"s1": "Douglas Smith"}) == [quote]  # the quote names it
+    far = passage(f"{opening} {' '.join(['It was filmed in Ohio.'] * 12)} {stars}")
+    lead = far.text[: far.text.index(stars)]
+    assert with_subject([Quote(far, stars, (), lead)], titles)[0].sentence == stars
+    cut = record.model_copy(update={"start": 100})  # a passage from further on the page
+    assert with_subject([Quote(cut, stars, (), f"{opening} ")], titles)[0].sentence == stars
 
 
 def test_sentences_that_follow_each_other_in_a_paragraph_are_one_quote() -> None:

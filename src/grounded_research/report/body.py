@@ -131,7 +131,11 @@ def extractive_body(
         ]
     quoted = {normalize(line.sentence) for line in answering}
     chosen = {
-        sq.id: joined(best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets)))
+        sq.id: joined(
+            with_subject(
+                best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets)), titles
+            )
+        )
         for sq in state.sub_questions
     }
 
@@ -547,6 +551,50 @@ def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> l
         chosen.append((rank, quote))
         covered |= terms
     return [quote for _, quote in sorted(chosen, key=lambda c: c[0])]
+
+
+def with_subject(picked: list[Quote], titles: dict[str, str]) -> list[Quote]:
+    """A quote that speaks of its page's subject without naming it ("The film stars
+    Douglas Smith, …": which film?) quoted from the page's opening sentence on, when
+    that one names it ("The Bye Bye Man is a 2017 American … film …") and both lie in
+    the page's first paragraph within `JOINED_WORDS`: a reader learns what the quote is
+    about from the source's own words, as from its title. Verbatim; not when another
+    quote already says the opening sentence."""
+    openings = {  # records whose opening sentence is quoted already
+        q.record.id
+        for q in picked
+        if q.record.opens_source and q.record.text.lstrip().startswith(q.sentence)
+    }
+    named: list[Quote] = []
+    for quote in picked:
+        subject = _PARENTHESISED.sub("", titles.get(quote.record.source_id, "")).strip()
+        text = quote.record.text
+        if (
+            not subject
+            or not quote.lead
+            or quote.in_code
+            or not quote.record.opens_source
+            or quote.record.id in openings
+            or not text.startswith(quote.lead)
+            or _names(quote.sentence, subject)
+        ):
+            named.append(quote)
+            continue
+        first_start, first_end = sentences(quote.lead)[0]
+        quoted = quote.lead + quote.sentence
+        if (
+            not _names(quote.lead[first_start:first_end], subject)
+            or reading_words(quoted) > JOINED_WORDS
+            or "```" in quoted
+        ):
+            named.append(quote)
+            continue
+        named.append(quote._replace(sentence=quoted, lead=""))
+    return named
+
+
+def _names(sentence: str, subject: str) -> bool:
+    return normalize(subject) in normalize(sentence)
 
 
 def joined(picked: list[Quote]) -> list[Quote]:
