@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from grounded_research.api import research
-from grounded_research.text.facts import named_terms
+from grounded_research.text.facts import named_terms, opening_as_written
 from tests.conftest import write
 
 
@@ -74,3 +74,59 @@ def test_a_capitalised_question_gets_the_findings_of_its_lowercase_form(tmp_path
 
     assert "400 Wh/kg" in upper.report
     assert [c.text for c in upper.claims] == [c.text for c in lower.claims]
+
+
+def test_a_first_word_is_a_name_only_where_the_sources_write_it_as_one() -> None:
+    """Any word may open a question ("Considered …", "Per the table, …"): capitalised
+    there, it is a name when the sources write it capitalised inside a sentence, not
+    when they write it in lower case; with no sight of it, it stays as written."""
+    sources = [
+        "The 1999 Odisha cyclone was considered the strongest recorded cyclone.",
+        "It uses 2 GB per core. Debian 12 was released in May 2023.",
+    ]
+    considered = "Considered the strongest recorded cyclone, which cyclone had a film?"
+    per = "Per the requirements table, how much RAM does Debian 12 need?"
+
+    assert opening_as_written(considered, sources) == "c" + considered[1:]
+    assert opening_as_written(per, sources) == "p" + per[1:]
+    assert "considered" in named_terms(considered)
+    assert "considered" not in named_terms(opening_as_written(considered, sources))
+    for named in ("May a Go compiler reject it?", "Debian 12 needs how much RAM?"):
+        assert opening_as_written(named, sources) == named  # "in May 2023": a name
+    assert opening_as_written("Born in 1937, who is he?", sources) == "Born in 1937, who is he?"
+    chinese = "Recommends 里的软件包会被默认安装吗？"  # Latin letters in Chinese: a name
+    assert opening_as_written(chinese, ["apt recommends it"]) == chinese
+
+
+def test_an_opening_word_the_sources_write_in_lower_case_filters_nothing(
+    tmp_path: Path,
+) -> None:
+    """ "Considered the strongest …, which cyclone …" names no "Considered": the page
+    that writes "was considered the strongest" is quoted, not only a page that happens
+    to open a sentence with the word."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "odisha.md",
+        "# Odisha cyclone\n\nThe 1999 Odisha cyclone was considered the strongest "
+        "recorded tropical cyclone of the North Indian Ocean.\n",
+    )
+    write(
+        root,
+        "films.md",
+        "# Films\n\nConsidered lost for decades, a film about a tropical cyclone "
+        "was restored in 2007.\n",
+    )
+    options = {
+        "corpus": str(root),
+        "cache_dir": str(tmp_path / "cache"),
+        "selection_strategy": "keyword",
+        "max_rounds": 0,
+        "checkpointer": "none",
+    }
+
+    result = research(
+        "Considered the strongest recorded tropical cyclone, which cyclone was it?", **options
+    )
+
+    assert "The 1999 Odisha cyclone was considered the strongest" in result.report

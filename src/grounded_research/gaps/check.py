@@ -16,6 +16,7 @@ from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.judgement import judged_by_model
 from grounded_research.gaps.rules import (
     DETAILS,
+    as_sources_write_it,
     conflict_gaps,
     coverage_gaps,
     names_any,
@@ -31,7 +32,7 @@ from grounded_research.state import (
     SubQuestion,
     searched_key,
 )
-from grounded_research.text.facts import named_terms
+from grounded_research.text.facts import named_terms, opening_as_written
 
 
 async def find_gaps(
@@ -107,12 +108,16 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
     open_gaps: list[Gap] = []
     for gap in gaps:
         if gap.kind == "facet":
-            sub_question = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
+            asked = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
+            selected = state.selected_for(asked.id)
+            sub_question = as_sources_write_it(asked, selected)
             names = named_terms(sub_question.text)
+            texts = [e.text for e in selected]
             about = [
                 e.text
-                for e in state.selected_for(sub_question.id)
-                if not names or names_any(state, e, names | named_terms(e.query))
+                for e in selected
+                if not names
+                or names_any(state, e, names | named_terms(opening_as_written(e.query, texts)))
             ]
             missing = uncovered(sub_question, about)
             if not missing:

@@ -37,7 +37,13 @@ from grounded_research.text.chunking import (
     sentences_with_lead,
 )
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import name_phrases, named_terms, names_as_written, quantities
+from grounded_research.text.facts import (
+    name_phrases,
+    named_terms,
+    names_as_written,
+    opening_as_written,
+    quantities,
+)
 from grounded_research.text.tokenize import tokenize
 
 TOP_PASSAGES_FOR_FACETS = 3
@@ -96,6 +102,7 @@ def coverage_gaps(
 ) -> list[Gap]:
     """`headings_at`: the headings each sentence lies under, read off its snapshot."""
     ranked = sorted(selected, key=lambda e: -e.score)
+    sub_question = as_sources_write_it(sub_question, ranked)
     facets = sub_question.facets or facets_of(sub_question.text)
     if not ranked:
         keywords = " ".join(facets)
@@ -138,6 +145,19 @@ def coverage_gaps(
         gaps.append(new_gap(state, sub_question, "few_sources", detail, follow_ups))
     gaps.extend(uncorroborated_figures(state, sub_question, ranked, context))
     return gaps
+
+
+def as_sources_write_it(sub_question: SubQuestion, records: Sequence[Evidence]) -> SubQuestion:
+    """The sub-question, and the queries it was searched with, with the opening word in
+    lower case where only its place capitalises it (`opening_as_written`, read against
+    these passages): what the question names is what a passage must name."""
+    texts = [record.text for record in records]
+    return sub_question.model_copy(
+        update={
+            "text": opening_as_written(sub_question.text, texts),
+            "queries": [opening_as_written(query, texts) for query in sub_question.queries],
+        }
+    )
 
 
 def why_unanswered(

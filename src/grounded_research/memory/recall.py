@@ -8,7 +8,7 @@ that test makes no new search.
 
 from __future__ import annotations
 
-from grounded_research.gaps.rules import why_unanswered
+from grounded_research.gaps.rules import as_sources_write_it, why_unanswered
 from grounded_research.state import Evidence, Memory, State, SubQuestion
 from grounded_research.text.facts import named_terms
 from grounded_research.text.tokenize import tokenize
@@ -47,7 +47,8 @@ def recall(state: State, sub_question: SubQuestion, most: int) -> list[Evidence]
 
 def answered(state: State, sub_question: SubQuestion, records: list[Evidence]) -> bool:
     """Whether these passages answer the sub-question, by the gap check's test."""
-    return bool(records) and not why_unanswered(state, sub_question, records)
+    read = as_sources_write_it(sub_question, records)
+    return bool(records) and not why_unanswered(state, read, records)
 
 
 def known_text(memory: Memory) -> str:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
+from grounded_research.gaps.rules import as_sources_write_it
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.report.citations import (
@@ -56,7 +57,7 @@ from grounded_research.text.chunking import (
 )
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import name_phrases, named_terms
+from grounded_research.text.facts import name_phrases, named_terms, opening_as_written
 from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
@@ -399,10 +400,12 @@ def ranked_sentences(
     evidence does not answer: when no sentence is about what it names (no passage names
     it: that is often why), the sentences that would be but for the names, the nearest
     the evidence comes."""
+    sub_question = as_sources_write_it(sub_question, records)
     wanted = wanted_terms(sub_question.text, sub_question.facets)
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
+    texts = [record.text for record in records]
     code_names = identifiers(sub_question.text)
     code_led = kind == "procedure" or asked.answered_in_code
     scored: list[tuple[float, int, Quote]] = []
@@ -419,7 +422,8 @@ def ranked_sentences(
     generic = generic_words(sub_question.text, records, titles)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
-        about = {unaccented(name) for name in (names | named_terms(record.query)) - generic}
+        searched = named_terms(opening_as_written(record.query, texts))
+        about = {unaccented(name) for name in (names | searched) - generic}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         blocks = headings_at.code_blocks(record)

@@ -8,9 +8,10 @@ cited passage holds the same ones.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from grounded_research.text.tokenize import STOPWORDS, cjk_spaced
+from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk
 
 _NUMBER = r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _UNIT = (
@@ -164,6 +165,33 @@ def named_terms(sentence: str) -> set[str]:
             if is_name_word(word):
                 terms.add(word.lower().removesuffix("'s").removesuffix("’s"))
     return terms
+
+
+def opening_as_written(text: str, sources: Iterable[str]) -> str:
+    """The text with its opening word in lower case when only its place capitalises it:
+    the sources write the word in lower case and never with a capital inside a sentence
+    ("Considered the strongest recorded tropical cyclone, …", "Per the … table, how much
+    RAM …"). So read, a question's first word is a name only when the sources write it
+    as one ("Debian …", "May a Go compiler …" beside "in May 2010", "Seven Brief Lessons
+    on Physics was …"); unchanged when they do not write it at all, and in a Chinese
+    question, which writes in Latin letters only what it names (`answers.latin_terms`)."""
+    opening = _OPENING_WORD.match(text)
+    if opening is None or has_cjk(text):  # a Chinese question writes in Latin only names
+        return text
+    word = opening.group(1)
+    inside = re.compile(rf"[\w,;:)] {word}\b")  # a capital after a word: a name
+    lower = re.compile(rf"\b{word.lower()}\b")
+    said_lower = False
+    for source in sources:
+        if inside.search(source):
+            return text
+        said_lower = said_lower or lower.search(source) is not None
+    if not said_lower:
+        return text
+    return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
+
+
+_OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
 
 
 def is_name_word(word: str) -> bool:
