@@ -36,6 +36,22 @@ def test_sentences_are_exact_spans_and_respect_abbreviations_and_decimals() -> N
     assert "公司计划2027年量产！" in found
 
 
+def test_a_title_or_rank_before_or_after_a_name_ends_no_sentence() -> None:
+    """An encyclopedia's opening sentence names its subject with a rank and a suffix:
+    cut at them, the sentence that says what the page is about loses its name."""
+    text = (
+        "Rear Adm. J. Edward Snyder, USN (Ret.)  (October 23, 1924 – November 4, 2007) "
+        "was the captain of the battleship. Gen. Smith and Martin Luther King Jr. met "
+        "Prof. Lee. They talked."
+    )
+    found = [text[s:e] for s, e in sentences(text)]
+    assert found == [
+        text[: text.index(" Gen.")],
+        "Gen. Smith and Martin Luther King Jr. met Prof. Lee.",
+        "They talked.",
+    ]
+
+
 @pytest.mark.parametrize("size", [40, 120, 600])
 def test_chunks_are_exact_slices_on_sentence_bounds(size: int) -> None:
     sentence_ends = {e for _, e in sentences(TEXT)}

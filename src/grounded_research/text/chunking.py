@@ -20,7 +20,11 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[A-Z0-9])|(?<=[。！？；])\s*")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|vs|cf|al|approx|no|nos|fig|figs|inc|ltd|co|corp|dr|mr|mrs|ms|st|jan|"
-    r"feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|u\.s|u\.k)|\b[A-Z])\.$",
+    r"feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|u\.s|u\.k|"
+    # titles and ranks before a name, and what follows one ("Rear Adm. J. Edward Snyder,
+    # USN (Ret.) (October 23, 1924 – …) was …", "Martin Luther King Jr. Day")
+    r"adm|capt|cmdr|col|gen|gov|lt|maj|sgt|cpl|pvt|brig|prof|rev|hon|mt|jr|sr|ret|bros)"
+    r"|\b[A-Z])\.$",
     re.IGNORECASE,
 )
 _ITEM_MARK = r"(?:[-*+•]|\d{1,3}[.)])\s"  # what opens a list item: "- ", "9. ", "2) "
