@@ -792,3 +792,33 @@ def test_a_fragment_is_quoted_when_it_holds_the_value_asked_for(
     ranked = ranked_sentences(sub_question, [record], {}, {}, HeadingsAt({}, None))
 
     assert ("Default: `0`" in [quote.sentence for quote in ranked]) is quoted
+
+
+POSTCONF = (
+    "# Postfix configuration parameters\n\n"
+    "       **header_from_format (standard)**\n"
+    "              The format of the Postfix-generated **From:** header.\n"
+    "       Available in Postfix 3.9, 3.8.1, 3.7.6, 3.6.10 and later:\n"
+    "       **smtpd_forbid_unauth_pipelining (default: yes)**\n"
+    "              Disconnect remote SMTP clients that violate RFC 2920 command\n"
+    "              pipelining constraints.\n"
+    "       **smtpd_helo_required (default: no)**\n"
+    "              Require that a remote SMTP client introduces itself.\n"
+)
+
+
+def test_a_label_is_read_with_the_entry_it_heads(tmp_path: Path) -> None:
+    """A manual page may say when a setting came in a line above its entry ("Available
+    in Postfix 3.9, 3.8.1, 3.7.6 and later:"), which names no setting itself: read with
+    the entry after it, it answers for that setting, in the gap check and the report
+    alike; the entry after it is no part of the answer."""
+    write(tmp_path / "corpus", "postconf.5.md", POSTCONF)
+    result = ask(
+        tmp_path,
+        "From which 3.7.x release on can Postfix disconnect clients that break pipelining "
+        "rules (smtpd_forbid_unauth_pipelining)?",
+    )
+    [answer] = [line for line in answer_of(result) if line.startswith("- ")]
+    assert "3.7.6" in answer and "smtpd_forbid_unauth_pipelining" in answer
+    assert "helo_required" not in answer
+    assert not unanswered(result)  # the gap check reads the label with its entry too

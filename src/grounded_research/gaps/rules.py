@@ -284,9 +284,16 @@ def subject_queries(
 
 def _may_answer(record: Evidence, asked: Asked, blocks: list[Span]) -> list[tuple[int, int, str]]:
     """The sentences of a passage that may hold its answer, each with the text before it
-    in its paragraph (read with it, as the answer line reads it): not code (`blocks`,
-    the passage's code blocks), unless a command is asked for."""
+    in its paragraph (read with it, as the answer line reads it), and a label with the
+    entry it heads (`Asked.entry_labelled`): not code (`blocks`, the passage's code
+    blocks), unless a command is asked for."""
     spans = sentences_with_lead(record.text, titled=record.opens_source)
+    labels = [
+        (start, entry_end, lead)
+        for at, (start, _, lead) in enumerate(spans)
+        if (entry_end := asked.entry_labelled(record.text, spans, at)) >= 0
+    ]
+    spans = [*spans, *labels]  # a label read with the entry it heads as well
     if asked.answered_in_code or not blocks:
         return spans
     return [(start, end, lead) for start, end, lead in spans if not inside(blocks, start)]

@@ -428,7 +428,7 @@ def ranked_sentences(
         in_passage = named_terms(unaccented(record.text)) | in_path
         blocks = headings_at.code_blocks(record)
         spans = sentences_with_lead(record.text, code_led, record.opens_source)
-        for start, end, lead in spans:
+        for at, (start, end, lead) in enumerate(spans):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
             headings = headings_at(record, start)
             coded = inside(blocks, start)  # "# dpkg-reconfigure …" in code is a command
@@ -449,7 +449,10 @@ def ranked_sentences(
             if code_names and not (
                 above.code or any(mentions_identifier(sentence, n) for n in code_names)
             ):
-                continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
+                entry_end = asked.entry_labelled(record.text, spans, at)
+                if entry_end < 0 or len(record.text[start:entry_end].split()) > ANSWER_WORDS:
+                    continue  # max_wal_size asked: a sentence on max_slot_wal_keep_size is not it
+                sentence = LINE_MARKER.sub("", record.text[start:entry_end]).strip()
             terms = set(tokenize(sentence))
             shared = len(terms & wanted) + 0.5 * len((above.terms - terms) & wanted)
             relevance = shared / max(1, len(wanted))

@@ -796,6 +796,26 @@ class Asked(NamedTuple):
             return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
 
+    def entry_labelled(self, text: str, spans: Sequence[tuple[int, int, str]], at: int) -> int:
+        """Where the entry ends that the sentence at `at` labels, when it is a label (it
+        ends with a colon) that says something of a code name asked about only through
+        the entry right after it ("Available in Postfix 3.9, 3.8.1, 3.7.6 and later:"
+        over "smtpd_forbid_unauth_pipelining (…) Disconnect …"): the two are read as one
+        sentence, as the reader reads them. -1 for any other sentence."""
+        if not self.codes or at + 1 >= len(spans):
+            return -1
+        start, end, _ = spans[at]
+        entry_start, entry_end, _ = spans[at + 1]
+        label, entry = text[start:end], text[entry_start:entry_end]
+        if (
+            not label.rstrip().endswith((":", "："))
+            or text[end:entry_start].count("\n") > 1  # a blank line between: no label
+            or any(mentions_identifier(label, code) for code in self.codes)
+            or not any(mentions_identifier(entry, code) for code in self.codes)
+        ):
+            return -1
+        return entry_end
+
     def under_other_code(self, frame: str) -> bool:
         """Whether the innermost heading of the frame names a code name and none the
         question asks of: the entry of another setting, option or function; not an
