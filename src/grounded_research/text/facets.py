@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from grounded_research.text.tokenize import content_words
 
 QUESTION_WORDS = frozenset(
@@ -57,6 +59,17 @@ QUESTION_WORDS = frozenset(
 )
 
 
+# What opens a question before its question word and asks no more than "in" does ("Since
+# which version …", "As of what date …", "Starting with which release …"): the question's
+# form, not a word its answer says; "deprecated since version 3.0" answers it no better.
+_FROM_WHEN_ON = re.compile(
+    r"^\s*(?:since|as of|starting (?:with|from|in)|beginning (?:with|in))\s+"
+    r"(?=(?:which|what|when)\b)",
+    re.IGNORECASE,
+)
+
+
 def facets_of(text: str) -> list[str]:
-    """The terms an answer must touch: the question's content words, minus question words."""
-    return [w for w in content_words(text) if w not in QUESTION_WORDS]
+    """The terms an answer must touch: the question's content words, minus question words
+    and the words that open it before them (`_FROM_WHEN_ON`)."""
+    return [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
