@@ -8,8 +8,20 @@ from pathlib import Path
 import pytest
 
 from grounded_research.api import research
+from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms, opening_as_written
 from tests.conftest import write
+
+
+def one_round(tmp_path: Path) -> dict[str, str | int]:
+    """Options for a run over tmp_path/corpus: one round, keyword selection."""
+    return {
+        "corpus": str(tmp_path / "corpus"),
+        "cache_dir": str(tmp_path / "cache"),
+        "selection_strategy": "keyword",
+        "max_rounds": 0,
+        "checkpointer": "none",
+    }
 
 
 @pytest.mark.parametrize(
@@ -61,13 +73,7 @@ def test_a_capitalised_question_gets_the_findings_of_its_lowercase_form(tmp_path
     root = tmp_path / "corpus"
     write(root, "a.md", "# Cells\n\nSolid-state cells reach an energy density of 400 Wh/kg.\n")
     write(root, "b.md", "# Sodium\n\nSodium-ion cells are cheaper than lithium-ion cells.\n")
-    options = {
-        "corpus": str(root),
-        "cache_dir": str(tmp_path / "cache"),
-        "selection_strategy": "keyword",
-        "max_rounds": 0,
-        "checkpointer": "none",
-    }
+    options = one_round(tmp_path)
 
     upper = research("What energy density do solid-state cells reach?", **options)
     lower = research("what energy density do solid-state cells reach?", **options)
@@ -117,16 +123,37 @@ def test_an_opening_word_the_sources_write_in_lower_case_filters_nothing(
         "# Films\n\nConsidered lost for decades, a film about a tropical cyclone "
         "was restored in 2007.\n",
     )
-    options = {
-        "corpus": str(root),
-        "cache_dir": str(tmp_path / "cache"),
-        "selection_strategy": "keyword",
-        "max_rounds": 0,
-        "checkpointer": "none",
-    }
+    options = one_round(tmp_path)
 
     result = research(
         "Considered the strongest recorded tropical cyclone, which cyclone was it?", **options
     )
 
     assert "The 1999 Odisha cyclone was considered the strongest" in result.report
+
+
+def test_since_which_asks_as_in_which_does(tmp_path: Path) -> None:
+    """ "Since which release …" asks when, as "In which release …" does: "since" is the
+    question's form, not a word its answer says, and "Deprecated since version 1.8"
+    under a page that shares the question's words does not answer when the extension
+    came. Elsewhere "since" stays a word the answer may say."""
+    question = (
+        "Since which Sphinx release is the extension for Google- and NumPy-style "
+        "docstrings bundled?"
+    )
+    assert "since" not in facets_of(question)
+    assert "since" in facets_of("Which Django version deprecated it since 4.0?")
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "napoleon.md",
+        "# napoleon – NumPy and Google style docstrings\n\nNew in version 1.3.\n",
+    )
+    write(
+        root, "setup.md", "# Sphinx docstrings extension setup\n\nDeprecated since version 1.8.\n"
+    )
+
+    result = research(question, **one_round(tmp_path))
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
+    assert "1.3" in answer and "1.8" not in answer

@@ -587,10 +587,10 @@ def with_subject(picked: list[Quote], titles: dict[str, str]) -> list[Quote]:
         ):
             named.append(quote)
             continue
-        first_start, first_end = sentences(quote.lead)[0]
+        opening = sentences(quote.lead)[:1]
         quoted = quote.lead + quote.sentence
         if (
-            not _names(quote.lead[first_start:first_end], subject)
+            not any(_names(quote.lead[start:end], subject) for start, end in opening)
             or reading_words(quoted) > JOINED_WORDS
             or "```" in quoted
         ):
