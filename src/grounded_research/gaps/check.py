@@ -108,9 +108,9 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
     open_gaps: list[Gap] = []
     for gap in gaps:
         if gap.kind == "facet":
-            asked = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
-            selected = state.selected_for(asked.id)
-            sub_question = as_sources_write_it(asked, selected)
+            as_asked = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
+            selected = state.selected_for(as_asked.id)
+            sub_question = as_sources_write_it(as_asked, selected)
             names = named_terms(sub_question.text)
             texts = [e.text for e in selected]
             about = [
