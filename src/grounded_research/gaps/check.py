@@ -21,6 +21,7 @@ from grounded_research.gaps.rules import (
     coverage_gaps,
     names_any,
     new_gap,
+    searched_names,
     uncovered,
 )
 from grounded_research.models import NodeModel
@@ -32,7 +33,7 @@ from grounded_research.state import (
     SubQuestion,
     searched_key,
 )
-from grounded_research.text.facts import named_terms, opening_as_written
+from grounded_research.text.facts import named_terms
 
 
 async def find_gaps(
@@ -112,12 +113,11 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
             selected = state.selected_for(as_asked.id)
             sub_question = as_sources_write_it(as_asked, selected)
             names = named_terms(sub_question.text)
-            texts = [e.text for e in selected]
+            searched = searched_names(selected)
             about = [
                 e.text
                 for e in selected
-                if not names
-                or names_any(state, e, names | named_terms(opening_as_written(e.query, texts)))
+                if not names or names_any(state, e, names | searched[e.query])
             ]
             missing = uncovered(sub_question, about)
             if not missing:

@@ -160,6 +160,14 @@ def as_sources_write_it(sub_question: SubQuestion, records: Sequence[Evidence]) 
     )
 
 
+def searched_names(records: Sequence[Evidence]) -> dict[str, set[str]]:
+    """The names each query that found these passages named, its opening word read as
+    the passages write it (`opening_as_written`): once per query, not per passage."""
+    texts = [record.text for record in records]
+    queries = {record.query for record in records}
+    return {query: named_terms(opening_as_written(query, texts)) for query in queries}
+
+
 def why_unanswered(
     state: State,
     sub_question: SubQuestion,

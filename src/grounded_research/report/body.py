@@ -16,7 +16,7 @@ from typing import NamedTuple
 from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
-from grounded_research.gaps.rules import as_sources_write_it
+from grounded_research.gaps.rules import as_sources_write_it, searched_names
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.report.citations import (
@@ -57,7 +57,7 @@ from grounded_research.text.chunking import (
 )
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import name_phrases, named_terms, opening_as_written
+from grounded_research.text.facts import name_phrases, named_terms
 from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
@@ -405,7 +405,7 @@ def ranked_sentences(
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
-    texts = [record.text for record in records]
+    searched = searched_names(records)
     code_names = identifiers(sub_question.text)
     code_led = kind == "procedure" or asked.answered_in_code
     scored: list[tuple[float, int, Quote]] = []
@@ -422,8 +422,7 @@ def ranked_sentences(
     generic = generic_words(sub_question.text, records, titles)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
-        searched = named_terms(opening_as_written(record.query, texts))
-        about = {unaccented(name) for name in (names | searched) - generic}
+        about = {unaccented(name) for name in (names | searched[record.query]) - generic}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         blocks = headings_at.code_blocks(record)
@@ -517,13 +516,19 @@ def bridged_names(
         if not names & named_terms(title):
             bridged |= named_terms(title)
     for source_id in {record.source_id for record in records}:
-        page = _PARENTHESISED.sub("", titles.get(source_id, "")).strip()
+        page = page_name(titles.get(source_id, ""))
         if not page or not named_terms(page) or named_terms(page) <= names:
             continue
         pattern = re.compile(r"(?<!\w)" + re.escape(page) + r"(?!\w)")
         if any(record.source_id != source_id and pattern.search(record.text) for record in anchors):
             bridged |= named_terms(page)
     return bridged
+
+
+def page_name(title: str) -> str:
+    """What a page is named for: its title without the parenthesised words that tell it
+    from namesakes ("Pilot (Will & Grace)" names "Pilot")."""
+    return _PARENTHESISED.sub("", title).strip()
 
 
 _PARENTHESISED = re.compile(r"\s*\([^()]*\)")
@@ -574,7 +579,7 @@ def with_subject(picked: list[Quote], titles: dict[str, str]) -> list[Quote]:
     }
     named: list[Quote] = []
     for quote in picked:
-        subject = _PARENTHESISED.sub("", titles.get(quote.record.source_id, "")).strip()
+        subject = page_name(titles.get(quote.record.source_id, ""))
         text = quote.record.text
         if (
             not subject
