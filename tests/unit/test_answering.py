@@ -822,3 +822,23 @@ def test_a_label_is_read_with_the_entry_it_heads(tmp_path: Path) -> None:
     assert "3.7.6" in answer and "smtpd_forbid_unauth_pipelining" in answer
     assert "helo_required" not in answer
     assert not unanswered(result)  # the gap check reads the label with its entry too
+
+
+def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> None:
+    """A row quoted alone says what its cells are only through the table's header row:
+    the report shows the header above the row, as it shows the headings above a quote,
+    and the row stays verbatim."""
+    write(
+        tmp_path / "corpus",
+        "hardware.md",
+        "# Meeting Minimum Hardware Requirements\n\nThe installer needs memory and disk "
+        "space; the table lists what each install type needs.\n\n"
+        "| Install Type | RAM (minimum) | RAM (recommended) | Hard Drive |\n"
+        "|---|---|---|---|\n| No desktop | 256 megabytes | 512 megabytes | 4 gigabytes |\n"
+        "| With Desktop | 1 gigabytes | 2 gigabytes | 10 gigabytes |\n",
+    )
+    result = ask(tmp_path, "How much RAM does an install with no desktop need at least?")
+
+    lines = result.report.splitlines()
+    row = next(i for i, line in enumerate(lines) if "No desktop: 256 megabytes" in line)
+    assert lines[row - 1] == "_Install Type | RAM (minimum) | RAM (recommended) | Hard Drive_"

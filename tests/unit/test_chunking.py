@@ -7,12 +7,14 @@ import pytest
 from grounded_research.text.chunking import (
     chunk_text,
     code_blocks,
+    header_at,
     heading_paths,
     opens_in_block,
     paragraphs,
     path_at,
     sentences,
     sentences_with_lead,
+    table_headers,
 )
 
 TEXT = """# Aurora A1 (v2.1)
@@ -107,6 +109,23 @@ def test_chunks_record_their_whole_heading_path() -> None:
     assert chunks["New psql options."].headings == ("Release notes", "Release 15", "Client")
     assert chunks["Older notes."].headings == ("Release notes", "Release 14")
     assert chunks["Older notes."].heading == "Release 14"
+
+
+def test_a_tables_rows_lie_under_its_header_row() -> None:
+    """The rows of a table with a header row (a rule under its first row) lie under that
+    row; the header itself, the text around it and a table with no header lie under
+    none. A pipe escaped in a cell is no cell break."""
+    text = (
+        "Requirements:\n\n| Install Type | RAM (minimum) | A \\| B |\n|---|:--:|---|\n"
+        "| No desktop | 256 megabytes | 4 |\n| With Desktop | 1 gigabytes | 10 |\n\n"
+        "After the table.\n\n| a1 | b1 |\n| a2 | b2 |\n"
+    )
+    tables = table_headers(text)
+    header = "Install Type | RAM (minimum) | A \\| B"
+    assert header_at(tables, text.index("| No desktop")) == header
+    assert header_at(tables, text.index("With Desktop")) == header
+    for elsewhere in ("Requirements", "| Install Type", "After the table", "a2"):
+        assert header_at(tables, text.index(elsewhere)) == ""
 
 
 def test_a_comment_line_in_a_code_fence_is_no_heading() -> None:

@@ -17,9 +17,11 @@ from grounded_research.state import Evidence, Source
 from grounded_research.text.chunking import (
     Span,
     code_blocks,
+    header_at,
     heading_paths,
     opens_in_block,
     path_at,
+    table_headers,
 )
 
 
@@ -35,12 +37,16 @@ class _Read(NamedTuple):
 
     paths: tuple[tuple[int, tuple[str, ...]], ...]
     code: tuple[Span, ...]  # its fenced code blocks
+    tables: tuple[tuple[int, int, str], ...]  # its tables' body rows and headers
 
 
 @lru_cache(maxsize=256)
 def _snapshot_read(sha256: str, text: str) -> _Read:
-    """The snapshot's headings and code blocks, read once for every reader of a run."""
-    return _Read(snapshot_headings(sha256, text), tuple(code_blocks(text)))
+    """The snapshot's headings, code blocks and tables, read once for every reader of a
+    run."""
+    return _Read(
+        snapshot_headings(sha256, text), tuple(code_blocks(text)), tuple(table_headers(text))
+    )
 
 
 class HeadingsAt:
@@ -56,10 +62,17 @@ class HeadingsAt:
         self.read: dict[str, _Read | None] = {}
 
     def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
+        """The headings above the sentence at `offset` of the passage; for a row of a
+        table, the table's header row last, as the innermost: "No desktop: 256 megabytes,
+        512 megabytes" is read, and shown, under "Install Type | RAM (minimum) | RAM
+        (recommended)"."""
         read = self._snapshot(record)
-        return (
-            tuple(record.headings) if read is None else path_at(read.paths, record.start + offset)
-        )
+        if read is None:
+            header = header_at(table_headers(record.text), offset)
+            return (*record.headings, header) if header else tuple(record.headings)
+        header = header_at(read.tables, record.start + offset)
+        path = path_at(read.paths, record.start + offset)
+        return (*path, header) if header else path
 
     def code_blocks(self, record: Evidence) -> list[Span]:
         """The passage's fenced code blocks, its first lines among them when it starts

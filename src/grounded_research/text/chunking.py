@@ -45,6 +45,14 @@ LINE_MARKER = re.compile(rf"^(?:{_ITEM_MARK}\s*|>\s*|#{{1,6}}\s+)")
 # the Bash manual's old-style command substitution), not a fence.
 _CODE_FENCE = re.compile(r"```[\w+-]*[ \t]*(?:\n|\Z).*?(?:```|\Z)", re.DOTALL)
 
+# A markdown table with a header row: the header, the rule under it, its body rows.
+_TABLE = re.compile(
+    r"^[ \t]*(?P<header>\|.*\|)[ \t]*\n[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*\n"
+    r"(?P<body>(?:[ \t]*\|.*(?:\n|\Z))*)",
+    re.MULTILINE,
+)
+_CELL = re.compile(r"(?<!\\)\|")  # a cell break; "\|" is a pipe in a cell
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -250,6 +258,26 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
         stack.append((level, title))
         out.append((match.start(1), tuple(t for _, t in stack)))
     return out
+
+
+def table_headers(text: str) -> list[tuple[int, int, str]]:
+    """Each markdown table with a header row: where its body rows start and end, and its
+    header's cells ("Install Type | RAM (minimum) | RAM (recommended)"). A row quoted
+    alone ("No desktop: 256 megabytes, 512 megabytes") says what its cells are only
+    through the header; a table with no header row (no rule under its first row) has
+    none to give."""
+    out: list[tuple[int, int, str]] = []
+    for match in _TABLE.finditer(text):
+        cells = [c.strip() for c in _CELL.split(match["header"].strip().strip("|"))]
+        if any(cells):
+            out.append((match.start("body"), match.end("body"), " | ".join(cells)))
+    return out
+
+
+def header_at(tables: Sequence[tuple[int, int, str]], position: int) -> str:
+    """The header of the table whose body rows hold the position (`table_headers`)."""
+    at = bisect_right(tables, position, key=lambda t: t[0]) - 1
+    return tables[at][2] if at >= 0 and position < tables[at][1] else ""
 
 
 def code_blocks(text: str, opens_in_code: bool = False) -> list[Span]:
