@@ -842,3 +842,21 @@ def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> Non
     lines = result.report.splitlines()
     row = next(i for i, line in enumerate(lines) if "No desktop: 256 megabytes" in line)
     assert lines[row - 1] == "_Install Type | RAM (minimum) | RAM (recommended) | Hard Drive_"
+
+
+def test_a_table_header_is_not_a_heading_the_gap_check_reads() -> None:
+    """A header row says what a row's cells are, not which section or entry the row is
+    in: "Function/Operator Description Example(s)" is no entry of another function over
+    a row about regexp_count. The row's headings stay its section's; its header is read
+    apart, for the writer to show."""
+    text = (
+        "# String Functions\n\n| Function/Operator Description Example(s) |\n|---|\n"
+        "| `regexp_count` ( `string` text ) → integer Returns the number of matches. |\n"
+    )
+    record = passage(text).model_copy(update={"headings": ["String Functions"]})
+    at = text.index("| `regexp_count`")
+    headings_at = HeadingsAt({}, None)
+
+    assert headings_at(record, at) == ("String Functions",)
+    assert headings_at.header(record, at) == "Function/Operator Description Example(s)"
+    assert headings_at.header(record, text.index("# String")) == ""

@@ -62,17 +62,21 @@ class HeadingsAt:
         self.read: dict[str, _Read | None] = {}
 
     def __call__(self, record: Evidence, offset: int) -> tuple[str, ...]:
-        """The headings above the sentence at `offset` of the passage; for a row of a
-        table, the table's header row last, as the innermost: "No desktop: 256 megabytes,
-        512 megabytes" is read, and shown, under "Install Type | RAM (minimum) | RAM
-        (recommended)"."""
+        read = self._snapshot(record)
+        return (
+            tuple(record.headings) if read is None else path_at(read.paths, record.start + offset)
+        )
+
+    def header(self, record: Evidence, offset: int) -> str:
+        """The header row of the table whose row the sentence at `offset` of the passage
+        is ("Install Type | RAM (minimum) | RAM (recommended)" over "| No desktop | 256
+        megabytes | 512 megabytes |"), read off the snapshot or, when it cannot be read,
+        the passage; "" for any other sentence. Not a heading: it says what the row's
+        cells are, not which section or entry the row is in."""
         read = self._snapshot(record)
         if read is None:
-            header = header_at(table_headers(record.text), offset)
-            return (*record.headings, header) if header else tuple(record.headings)
-        header = header_at(read.tables, record.start + offset)
-        path = path_at(read.paths, record.start + offset)
-        return (*path, header) if header else path
+            return header_at(table_headers(record.text), offset)
+        return header_at(read.tables, record.start + offset)
 
     def code_blocks(self, record: Evidence) -> list[Span]:
         """The passage's fenced code blocks, its first lines among them when it starts

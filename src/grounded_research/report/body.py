@@ -81,6 +81,7 @@ class Quote(NamedTuple):
     headings: tuple[str, ...]  # the headings the sentence lies under in its source
     lead: str = ""  # the sentences before it in its paragraph, which may name its subject
     in_code: bool = False  # a line of a code block
+    header: str = ""  # a table row's header row, shown above it with its headings
 
 
 class Frame(NamedTuple):
@@ -145,8 +146,9 @@ def extractive_body(
         where they change (a blank line closes a group)."""
         lines: list[str] = []
         shown: str | None = None
-        for record, sentence, headings, *_ in picked:
-            under = shown_headings(headings, titles.get(record.source_id, ""))
+        for record, sentence, headings, *_, header in picked:
+            shown_above = (*headings, header) if header else headings
+            under = shown_headings(shown_above, titles.get(record.source_id, ""))
             if under != shown:
                 if lines:
                     lines.append("")  # a blank line closes the group above
@@ -441,7 +443,8 @@ def ranked_sentences(
                 headings, lead = headings[:-1], ""
             elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
                 continue  # a fragment, unless a command or the value asked for: "Default: `0`"
-            above = read_frame(f"{frame(title, headings)}\n{lead}")
+            header = headings_at.header(record, start)
+            above = read_frame(f"{frame(title, headings)}\n{header}\n{lead}")
             named = not about or bool(about & (in_passage | above.names))
             if not (named or closest):
                 continue
@@ -464,7 +467,7 @@ def ranked_sentences(
                     (
                         relevance + 0.2 * record.score,
                         order,
-                        Quote(record, sentence, headings, lead, coded),
+                        Quote(record, sentence, headings, lead, coded, header),
                     )
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
