@@ -860,3 +860,17 @@ def test_a_table_header_is_not_a_heading_the_gap_check_reads() -> None:
     assert headings_at(record, at) == ("String Functions",)
     assert headings_at.header(record, at) == "Function/Operator Description Example(s)"
     assert headings_at.header(record, text.index("# String")) == ""
+
+
+def test_a_quote_adding_words_of_the_question_is_chosen_from_far_down_the_ranks() -> None:
+    """Nineteen sentences repeat the first hop; the one that answers the second ranks
+    last: what it adds of the question outweighs its rank, so it is quoted."""
+    first_hop = [f"The pavilion stands in Bangor, stage {n}." for n in range(19)]
+    answer = "Bangor has the nickname Queen City."
+    record = passage(" ".join([*first_hop, answer]))
+    ranked = [Quote(record, sentence, ()) for sentence in [*first_hop, answer]]
+    wanted = {"nicknam", "citi", "pavilion", "stand"}
+
+    chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted)]
+
+    assert answer in chosen and len(chosen) == 8

@@ -62,7 +62,9 @@ from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 8
-COVERAGE_WEIGHT = 1.0  # a quote's new question words against its rank, both as shares
+# A quote's new question words against its rank, both as shares: one that adds a third
+# of the question's words outweighs a whole ranked list above it.
+COVERAGE_WEIGHT = 3.0
 MIN_RELEVANCE = 0.2
 ANSWER_BONUS = 0.15
 ANSWER_WORDS = 40
