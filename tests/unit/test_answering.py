@@ -11,6 +11,7 @@ import pytest
 from grounded_research.api import ResearchResult, research
 from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.report.body import (
+    SENTENCES_PER_SUB_QUESTION,
     Quote,
     best_sentences,
     instruction_lines,
@@ -482,7 +483,9 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
     """Eight sentences that repeat the first hop rank above the one that answers the
     second ("the nickname of the city where the pavilion stands"): the quotes make room
     for the sentence that says what the others do not."""
-    first_hop = [f"The pavilion stands in Bangor, stage {n}." for n in range(8)]
+    first_hop = [
+        f"The pavilion stands in Bangor, stage {n}." for n in range(SENTENCES_PER_SUB_QUESTION)
+    ]
     text = " ".join([*first_hop, "Bangor has the nickname Queen City."])
     record = passage(text)
     ranked = [Quote(record, sentence, ()) for sentence in [*first_hop, text.rsplit(". ", 1)[1]]]
@@ -491,7 +494,8 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
     chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted)]
 
     assert "Bangor has the nickname Queen City." in chosen
-    assert len(chosen) == 8 and chosen == sorted(chosen, key=text.index)  # in rank order
+    assert len(chosen) == SENTENCES_PER_SUB_QUESTION
+    assert chosen == sorted(chosen, key=text.index)  # in rank order
 
 
 def test_a_quote_that_does_not_name_its_pages_subject_is_read_from_the_opening() -> None:
@@ -863,9 +867,11 @@ def test_a_table_header_is_not_a_heading_the_gap_check_reads() -> None:
 
 
 def test_a_quote_adding_words_of_the_question_is_chosen_from_far_down_the_ranks() -> None:
-    """Nineteen sentences repeat the first hop; the one that answers the second ranks
-    last: what it adds of the question outweighs its rank, so it is quoted."""
-    first_hop = [f"The pavilion stands in Bangor, stage {n}." for n in range(19)]
+    """Three sections' worth of sentences repeat the first hop; the one that answers the
+    second ranks last: what it adds of the question outweighs its rank, so it is quoted."""
+    first_hop = [
+        f"The pavilion stands in Bangor, stage {n}." for n in range(3 * SENTENCES_PER_SUB_QUESTION)
+    ]
     answer = "Bangor has the nickname Queen City."
     record = passage(" ".join([*first_hop, answer]))
     ranked = [Quote(record, sentence, ()) for sentence in [*first_hop, answer]]
@@ -873,4 +879,4 @@ def test_a_quote_adding_words_of_the_question_is_chosen_from_far_down_the_ranks(
 
     chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted)]
 
-    assert answer in chosen and len(chosen) == 8
+    assert answer in chosen and len(chosen) == SENTENCES_PER_SUB_QUESTION

@@ -61,7 +61,7 @@ from grounded_research.text.facts import name_phrases, named_terms
 from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
-SENTENCES_PER_SUB_QUESTION = 8
+SENTENCES_PER_SUB_QUESTION = 10
 # A quote's new question words against its rank, both as shares: one that adds a third
 # of the question's words outweighs a whole ranked list above it.
 COVERAGE_WEIGHT = 3.0
