@@ -880,3 +880,29 @@ def test_a_quote_adding_words_of_the_question_is_chosen_from_far_down_the_ranks(
     chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted)]
 
     assert answer in chosen and len(chosen) == SENTENCES_PER_SUB_QUESTION
+
+
+def test_a_disagreeing_table_row_in_the_answer_is_shown_under_its_header_row(
+    tmp_path: Path,
+) -> None:
+    """When the answer gives each side of a disagreement, a side that is a table's row
+    is shown under the table's header row, as any quoted row is."""
+    write(
+        tmp_path / "corpus",
+        "test-2026.md",
+        "# Independent test of the Aurora A1 cell\n\nPublished: 2026-01-20\n\n"
+        "We measured the cell in our laboratory over six weeks.\n\n| Test | Result |\n"
+        "|---|---|\n| Gravimetric energy density | 390 Wh/kg |\n| Cycle life | 800 cycles |\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "press-2024.md",
+        "# Aurora A1 pilot line\n\nPublished: 2024-05-21\n\nThe Aurora A1 cell reaches a "
+        "gravimetric energy density of 450 Wh/kg at the cell level.\n",
+    )
+    result = ask(tmp_path, "What gravimetric energy density does the Aurora A1 cell reach?")
+
+    answer = result.report.split("## Findings")[0].splitlines()
+    row = answer.index("- “Gravimetric energy density: 390 Wh/kg” [1]")
+    assert "disagree" in result.report.split("## Answer")[1].splitlines()[2]
+    assert answer[row - 1] == "_Test | Result_"  # the title, its heading, is not repeated

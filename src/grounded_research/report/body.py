@@ -129,7 +129,10 @@ def extractive_body(
     if disagreeing is not None:
         answering = [
             Quote(
-                record, side.sentence, headings_at(record, max(0, record.text.find(side.sentence)))
+                record,
+                side.sentence,
+                headings_at(record, at := max(0, record.text.find(side.sentence))),
+                header=headings_at.header(record, at),
             )
             for _, side, record, _ in sides_latest_first(state, disagreeing)
         ]
@@ -148,16 +151,17 @@ def extractive_body(
         where they change (a blank line closes a group)."""
         lines: list[str] = []
         shown: str | None = None
-        for record, sentence, headings, *_, header in picked:
-            shown_above = (*headings, header) if header else headings
-            under = shown_headings(shown_above, titles.get(record.source_id, ""))
+        for quote in picked:
+            record, header = quote.record, quote.header
+            above = (*quote.headings, header) if header else quote.headings
+            under = shown_headings(above, titles.get(record.source_id, ""))
             if under != shown:
                 if lines:
                     lines.append("")  # a blank line closes the group above
                 if under:
                     lines.append(note(under))
                 shown = under
-            lines.append(f"- “{displayed(sentence)}” {cite([number(record.id)])}")
+            lines.append(f"- “{displayed(quote.sentence)}” {cite([number(record.id)])}")
         return "\n".join(lines)
 
     parts: list[str] = []
