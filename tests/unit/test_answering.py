@@ -14,6 +14,7 @@ from grounded_research.report.body import (
     SENTENCES_PER_SUB_QUESTION,
     Quote,
     best_sentences,
+    hop_pages,
     instruction_lines,
     joined,
     ranked_sentences,
@@ -906,3 +907,32 @@ def test_a_disagreeing_table_row_in_the_answer_is_shown_under_its_header_row(
     row = answer.index("- “Gravimetric energy density: 390 Wh/kg” [1]")
     assert "disagree" in result.report.split("## Answer")[1].splitlines()[2]
     assert answer[row - 1] == "_Test | Result_"  # the title, its heading, is not repeated
+
+
+def test_the_page_the_best_quotes_name_is_quoted_as_the_second_hop() -> None:
+    """The best quotes name a page ("… led the kingdoms of the Isles"); that page's own
+    sentences share few of the question's words and rank below the cap. Its best
+    sentence is quoted; a page no best quote names is not lifted."""
+    first = passage("Aonghus Mór led the kingdoms of the Isles.", record_id="e1", source_id="s1")
+    second = passage(
+        "The Kingdom of the Isles comprised the Hebrides and covered 8300 km2.",
+        record_id="e2",
+        source_id="s2",
+    )
+    other = passage("Somerled ruled Argyll.", record_id="e3", source_id="s3")
+    filler = [Quote(first, f"Aonghus Mór led the Isles, year {n}.", ()) for n in range(12)]
+    ranked = [
+        Quote(first, "Aonghus Mór led the kingdoms of the Isles.", ()),
+        *filler,
+        Quote(other, "Somerled ruled Argyll.", ()),
+        Quote(second, second.text, ()),
+    ]
+    titles = {"s1": "Aonghus Mór", "s2": "Kingdom of the Isles", "s3": "Somerled"}
+    wanted = {"aonghu", "mór", "led", "isl"}
+
+    hops = hop_pages(ranked, titles, [])
+    chosen = [quote.sentence for quote in best_sentences(ranked, set(), wanted, hops)]
+
+    assert hops == {"s2"}
+    assert second.text in chosen and "Somerled ruled Argyll." not in chosen
+    assert second.text not in [q.sentence for q in best_sentences(ranked, set(), wanted)]

@@ -62,6 +62,7 @@ from grounded_research.text.normalize import normalize, unaccented
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 10
+HOP_QUOTES = 3  # the best-ranked quotes whose pages named are a question's second hop
 # A quote's new question words against its rank, both as shares: one that adds a third
 # of the question's words outweighs a whole ranked list above it.
 COVERAGE_WEIGHT = 3.0
@@ -140,7 +141,13 @@ def extractive_body(
     chosen = {
         sq.id: joined(
             with_subject(
-                best_sentences(ranked[sq.id], quoted, wanted_terms(sq.text, sq.facets)), titles
+                best_sentences(
+                    ranked[sq.id],
+                    quoted,
+                    wanted_terms(sq.text, sq.facets),
+                    hop_pages(ranked[sq.id], titles, answering),
+                ),
+                titles,
             )
         )
         for sq in state.sub_questions
@@ -543,7 +550,32 @@ def page_name(title: str) -> str:
 _PARENTHESISED = re.compile(r"\s*\([^()]*\)")
 
 
-def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> list[Quote]:
+def hop_pages(ranked: list[Quote], titles: dict[str, str], answering: list[Quote]) -> set[str]:
+    """The sources whose page the answer line or the `HOP_QUOTES` best-ranked quotes name
+    by its title, in any inflection ("… the kingdoms of the Isles" names the page
+    "Kingdom of the Isles"): the second hop of a question, whose sentences share few of
+    its words and rank low."""
+    naming = [
+        (q.record.source_id, tokenize(q.sentence)) for q in [*answering, *ranked[:HOP_QUOTES]]
+    ]
+    hops: set[str] = set()
+    for source_id in {quote.record.source_id for quote in ranked}:
+        page = page_name(titles.get(source_id, ""))
+        name = tokenize(page)
+        if not name or not named_terms(page):
+            continue
+        if any(other != source_id and _holds_run(words, name) for other, words in naming):
+            hops.add(source_id)
+    return hops
+
+
+def _holds_run(words: list[str], run: list[str]) -> bool:
+    return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
+
+
+def best_sentences(
+    ranked: list[Quote], quoted: set[str], wanted: set[str], hops: set[str] | None = None
+) -> list[Quote]:
     """`SENTENCES_PER_SUB_QUESTION` of a sub-question's ranked sentences that no section
     has quoted yet, alone or in a longer quote (the answer line's quote may hold the
     sentences before its answer); each sentence is quoted once in the report. Chosen one
@@ -556,15 +588,22 @@ def best_sentences(ranked: list[Quote], quoted: set[str], wanted: set[str]) -> l
     ]
     chosen: list[tuple[int, Quote]] = []
     covered: set[str] = set()
+    hopped = set(hops or ())  # each hop page's best sentence first
     while pool and len(chosen) < SENTENCES_PER_SUB_QUESTION:
-        best = max(
-            range(len(pool)),
-            key=lambda i: (
-                COVERAGE_WEIGHT * len(pool[i][2] - covered) / max(1, len(wanted))
-                - pool[i][0] / len(ranked)
-            ),
+        best = next(
+            (i for i, (_, quote, _) in enumerate(pool) if quote.record.source_id in hopped),
+            None,
         )
+        if best is None:
+            best = max(
+                range(len(pool)),
+                key=lambda i: (
+                    COVERAGE_WEIGHT * len(pool[i][2] - covered) / max(1, len(wanted))
+                    - pool[i][0] / len(ranked)
+                ),
+            )
         rank, quote, terms = pool.pop(best)
+        hopped.discard(quote.record.source_id)
         text = normalize(quote.sentence)
         if any(text in said for said in quoted):
             continue
