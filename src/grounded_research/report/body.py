@@ -582,7 +582,8 @@ def best_sentences(
     at a time, by rank and by the words of the question (`wanted`) a sentence says that
     the ones chosen before do not: the second half of a multi-hop question ("… the
     nickname of the city where X is located") is answered by a sentence that shares
-    none of the first half's words. Shown in rank order."""
+    none of the first half's words. `hops`: sources whose best-ranked sentence is taken
+    first (`hop_pages`), the page of that second half. Shown in rank order."""
     pool = [
         (rank, quote, set(tokenize(quote.sentence)) & wanted) for rank, quote in enumerate(ranked)
     ]
