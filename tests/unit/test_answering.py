@@ -832,7 +832,8 @@ def test_a_label_is_read_with_the_entry_it_heads(tmp_path: Path) -> None:
 def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> None:
     """A row quoted alone says what its cells are only through the table's header row:
     the report shows the header above the row, as it shows the headings above a quote,
-    and the row stays verbatim."""
+    and the row stays verbatim; the header row is not quoted as a row of its own
+    ("Install Type: RAM (minimum), …" reads as a value)."""
     write(
         tmp_path / "corpus",
         "hardware.md",
@@ -847,6 +848,7 @@ def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> Non
     lines = result.report.splitlines()
     row = next(i for i, line in enumerate(lines) if "No desktop: 256 megabytes" in line)
     assert lines[row - 1] == "_Install Type | RAM (minimum) | RAM (recommended) | Hard Drive_"
+    assert not any("Install Type:" in line for line in lines)  # the header is not quoted
 
 
 def test_a_table_header_is_not_a_heading_the_gap_check_reads() -> None:
@@ -936,3 +938,23 @@ def test_the_page_the_best_quotes_name_is_quoted_as_the_second_hop() -> None:
     assert hops == {"s2"}
     assert second.text in chosen and "Somerled ruled Argyll." not in chosen
     assert second.text not in [q.sentence for q in best_sentences(ranked, set(), wanted)]
+
+
+def test_a_table_of_labels_and_values_has_no_header_row(tmp_path: Path) -> None:
+    """An Apache module's summary ("| Description: | … |", then "Status:", "Source
+    File:", "Compatibility:") gets a rule under its first row only because Markdown wants
+    one: every row is a label and its value, the first too. The answering row is quoted
+    with the rows above it, the first among them, and no header is shown."""
+    write(
+        tmp_path / "corpus",
+        "mod_spdy.md",
+        "# Apache Module mod_spdy\n\n| Description: | Support for the SPDY transport layer |\n"
+        "|---|---|\n| Status: | Extension |\n| Source File: | mod_spdy.c |\n"
+        "| Compatibility: | Available in version 2.4.99 and later |\n",
+    )
+    result = ask(tmp_path, "Which Apache release first includes mod_spdy?")
+
+    lines = result.report.splitlines()
+    row = next(i for i, line in enumerate(lines) if "2.4.99 and later" in line)
+    assert "Description:: Support for the SPDY transport layer; Status::" in lines[row]
+    assert not any("Description: |" in line for line in lines)  # no header shown

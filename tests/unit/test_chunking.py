@@ -8,6 +8,7 @@ from grounded_research.text.chunking import (
     chunk_text,
     code_blocks,
     header_at,
+    header_rows,
     heading_paths,
     opens_in_block,
     paragraphs,
@@ -126,6 +127,10 @@ def test_a_tables_rows_lie_under_its_header_row() -> None:
     assert header_at(tables, text.index("With Desktop")) == header
     for elsewhere in ("Requirements", "| Install Type", "After the table", "a2"):
         assert header_at(tables, text.index(elsewhere)) == ""
+    [(start, end)] = header_rows(text)
+    assert text[start:end] == "| Install Type | RAM (minimum) | A \\| B |"
+    labels = "| Description: | Bandwidth limits |\n|---|---|\n| Status: | Extension |\n"
+    assert table_headers(labels) == [] and header_rows(labels) == []  # labels and values
 
 
 def test_a_comment_line_in_a_code_fence_is_no_heading() -> None:

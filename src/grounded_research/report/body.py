@@ -51,6 +51,8 @@ from grounded_research.text.chunking import (
     HEADING_LINE,
     LINE_MARKER,
     LIST_ITEM,
+    below_rule,
+    header_rows,
     inside,
     sentences,
     sentences_with_lead,
@@ -441,6 +443,7 @@ def ranked_sentences(
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         blocks = headings_at.code_blocks(record)
+        table_heads = header_rows(record.text)
         spans = sentences_with_lead(record.text, code_led, record.opens_source)
         for at, (start, end, lead) in enumerate(spans):
             sentence = LINE_MARKER.sub("", record.text[start:end]).strip()
@@ -454,9 +457,13 @@ def ranked_sentences(
                 if not asked.heads_answer(sentence):
                     continue
                 headings, lead = headings[:-1], ""
+            elif inside(table_heads, start) and not coded:
+                continue  # a table's header row: shown above the rows it heads
             elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
                 continue  # a fragment, unless a command or the value asked for: "Default: `0`"
             header = headings_at.header(record, start)
+            if header:  # a table's row: its header row is shown above it, not quoted with it
+                lead = below_rule(lead)
             above = read_frame(f"{frame(title, headings)}\n{header}\n{lead}")
             named = not about or bool(about & (in_passage | above.names))
             if not (named or closest):

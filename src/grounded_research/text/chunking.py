@@ -52,6 +52,7 @@ _TABLE = re.compile(
     re.MULTILINE,
 )
 _CELL = re.compile(r"(?<!\\)\|")  # a cell break; "\|" is a pipe in a cell
+_RULE_LINE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -266,12 +267,35 @@ def table_headers(text: str) -> list[tuple[int, int, str]]:
     alone ("No desktop: 256 megabytes, 512 megabytes") says what its cells are only
     through the header; a table with no header row (no rule under its first row) has
     none to give."""
-    out: list[tuple[int, int, str]] = []
+    return [(match.start("body"), match.end("body"), header) for match, header in _headed(text)]
+
+
+def header_rows(text: str) -> list[Span]:
+    """The header rows of the tables `table_headers` reads: shown above their rows, not
+    quoted as a row of their own ("Test: Result")."""
+    return [match.span("header") for match, _ in _headed(text)]
+
+
+def _headed(text: str) -> list[tuple[re.Match[str], str]]:
+    """Each markdown table with a header row, and its header's cells. Not a table of
+    labels and values, every row's first cell a label ("| Description: | … |", "|
+    Status: | Extension |"): a converter writes a rule under its first row because
+    Markdown wants one, and that row is a row like the others."""
+    out: list[tuple[re.Match[str], str]] = []
     for match in _TABLE.finditer(text):
         cells = [c.strip() for c in _CELL.split(match["header"].strip().strip("|"))]
-        if any(cells):
-            out.append((match.start("body"), match.end("body"), " | ".join(cells)))
+        rows = [match["header"], *match["body"].splitlines()]
+        firsts = [_CELL.split(row.strip().strip("|"))[0].strip() for row in rows if row.strip()]
+        if any(cells) and not all(first.endswith(":") for first in firsts):
+            out.append((match, " | ".join(cells)))
     return out
+
+
+def below_rule(lead: str) -> str:
+    """A table row's lead (the rows above it in its paragraph) from below the table's rule
+    on: without the header row, which is shown above the rows, not read into one."""
+    rules = list(_RULE_LINE.finditer(lead))
+    return lead[rules[-1].end() :].lstrip("\n") if rules else lead
 
 
 def header_at(tables: Sequence[tuple[int, int, str]], position: int) -> str:
