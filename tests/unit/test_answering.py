@@ -60,6 +60,17 @@ def ask(tmp_path: Path, question: str, **knobs: Any) -> ResearchResult:
     )
 
 
+def report_lines(tmp_path: Path, page: str, text: str, question: str) -> list[str]:
+    """The lines of the report on the question asked of a corpus of one page."""
+    write(tmp_path / "corpus", page, text)
+    return ask(tmp_path, question).report.splitlines()
+
+
+def line_with(lines: list[str], part: str) -> int:
+    """The number of the first line holding `part`."""
+    return next(i for i, line in enumerate(lines) if part in line)
+
+
 def answer_of(result: ResearchResult) -> list[str]:
     """The lines of the report's one-line answer (its heading, then its quote)."""
     report: str = result.report
@@ -834,19 +845,18 @@ def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> Non
     the report shows the header above the row, as it shows the headings above a quote,
     and the row stays verbatim; the header row is not quoted as a row of its own
     ("Install Type: RAM (minimum), …" reads as a value)."""
-    write(
-        tmp_path / "corpus",
+    lines = report_lines(
+        tmp_path,
         "hardware.md",
         "# Meeting Minimum Hardware Requirements\n\nThe installer needs memory and disk "
         "space; the table lists what each install type needs.\n\n"
         "| Install Type | RAM (minimum) | RAM (recommended) | Hard Drive |\n"
         "|---|---|---|---|\n| No desktop | 256 megabytes | 512 megabytes | 4 gigabytes |\n"
         "| With Desktop | 1 gigabytes | 2 gigabytes | 10 gigabytes |\n",
+        "How much RAM does an install with no desktop need at least?",
     )
-    result = ask(tmp_path, "How much RAM does an install with no desktop need at least?")
 
-    lines = result.report.splitlines()
-    row = next(i for i, line in enumerate(lines) if "No desktop: 256 megabytes" in line)
+    row = line_with(lines, "No desktop: 256 megabytes")
     assert lines[row - 1] == "_Install Type | RAM (minimum) | RAM (recommended) | Hard Drive_"
     assert not any("Install Type:" in line for line in lines)  # the header is not quoted
 
@@ -945,16 +955,15 @@ def test_a_table_of_labels_and_values_has_no_header_row(tmp_path: Path) -> None:
     File:", "Compatibility:") gets a rule under its first row only because Markdown wants
     one: every row is a label and its value, the first too. The answering row is quoted
     with the rows above it, the first among them, and no header is shown."""
-    write(
-        tmp_path / "corpus",
+    lines = report_lines(
+        tmp_path,
         "mod_spdy.md",
         "# Apache Module mod_spdy\n\n| Description: | Support for the SPDY transport layer |\n"
         "|---|---|\n| Status: | Extension |\n| Source File: | mod_spdy.c |\n"
         "| Compatibility: | Available in version 2.4.99 and later |\n",
+        "Which Apache release first includes mod_spdy?",
     )
-    result = ask(tmp_path, "Which Apache release first includes mod_spdy?")
 
-    lines = result.report.splitlines()
-    row = next(i for i, line in enumerate(lines) if "2.4.99 and later" in line)
+    row = line_with(lines, "2.4.99 and later")
     assert "Description:: Support for the SPDY transport layer; Status::" in lines[row]
     assert not any("Description: |" in line for line in lines)  # no header shown
