@@ -45,14 +45,14 @@ LINE_MARKER = re.compile(rf"^(?:{_ITEM_MARK}\s*|>\s*|#{{1,6}}\s+)")
 # the Bash manual's old-style command substitution), not a fence.
 _CODE_FENCE = re.compile(r"```[\w+-]*[ \t]*(?:\n|\Z).*?(?:```|\Z)", re.DOTALL)
 
+_RULE = r"[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*"  # the line under a table's header row
 # A markdown table with a header row: the header, the rule under it, its body rows.
 _TABLE = re.compile(
-    r"^[ \t]*(?P<header>\|.*\|)[ \t]*\n[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*\n"
-    r"(?P<body>(?:[ \t]*\|.*(?:\n|\Z))*)",
+    rf"^[ \t]*(?P<header>\|.*\|)[ \t]*\n{_RULE}\n(?P<body>(?:[ \t]*\|.*(?:\n|\Z))*)",
     re.MULTILINE,
 )
+_RULE_LINE = re.compile(rf"^{_RULE}$", re.MULTILINE)
 _CELL = re.compile(r"(?<!\\)\|")  # a cell break; "\|" is a pipe in a cell
-_RULE_LINE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-+:?[ \t]*\|)+[ \t]*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -283,12 +283,15 @@ def _headed(text: str) -> list[tuple[re.Match[str], str]]:
     Markdown wants one, and that row is a row like the others."""
     out: list[tuple[re.Match[str], str]] = []
     for match in _TABLE.finditer(text):
-        cells = [c.strip() for c in _CELL.split(match["header"].strip().strip("|"))]
-        rows = [match["header"], *match["body"].splitlines()]
-        firsts = [_CELL.split(row.strip().strip("|"))[0].strip() for row in rows if row.strip()]
-        if any(cells) and not all(first.endswith(":") for first in firsts):
+        cells = _cells(match["header"])
+        rows = [cells, *(_cells(row) for row in match["body"].splitlines() if row.strip())]
+        if any(cells) and not all(row[0].endswith(":") for row in rows):
             out.append((match, " | ".join(cells)))
     return out
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in _CELL.split(row.strip().strip("|"))]
 
 
 def below_rule(lead: str) -> str:
