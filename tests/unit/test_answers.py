@@ -411,6 +411,25 @@ def test_a_bare_number_is_not_a_version() -> None:
             "Buffer\nBuffer constants\n`buffer.constants.MAX_LENGTH`",
             False,
         ),
+        # a page's own "Date:" field is the day it was built, not the release asked of
+        (
+            "On what date was Python 3.11 released?",
+            "October 07, 2026",
+            "What’s New In Python 3.11\nDate:",
+            False,
+        ),
+        (
+            "On what date was Sphinx 3.0 released?",
+            "April 06, 2020",
+            "Sphinx 3.0 release notes\nDate:",
+            True,
+        ),
+        (
+            "On what date was this page last changed?",
+            "October 07, 2026",
+            "What’s New In Python 3.11\nDate:",
+            True,
+        ),
     ],
 )
 def test_a_sentence_answers_with_a_value_of_the_asked_kind_about_the_subject(

@@ -713,6 +713,21 @@ _BOUNDS = {
 
 
 _TOLD = {"date": _EVENTS, "version": _EVENTS, "quantity": _BOUNDS}
+_RELEASED = re.compile(r"\breleas(?:e|ed|es|ing)\b|发布|发行", re.I)
+# A field that names only its value's kind: a page's own date or version ("Date:
+# October 07, 2026" in a Sphinx page's field list is the day the page was built).
+_KIND_FIELD = re.compile(r"\s*(?:date|version|日期|版本)\s*[:：]?\s*", re.I)
+
+
+def _asked_event(question: str, kind: AnswerKind) -> re.Pattern[str] | None:
+    """What tells the change or release a date or version is asked of ("When was Python
+    3.11 released?": a release), or None when it asks of none."""
+    if kind not in ("date", "version"):
+        return None
+    asked = [_EVENTS[event] for event in events_in(question, kind)]
+    if _RELEASED.search(question):
+        asked.append(_RELEASED)
+    return re.compile("|".join(p.pattern for p in asked), re.I) if asked else None
 
 
 def events_in(text: str, kind: AnswerKind) -> frozenset[str]:
@@ -736,6 +751,7 @@ class Asked(NamedTuple):
     given: re.Pattern[str] | None  # the numbers the question itself gives
     measure: bool  # "how long is the bridge": a number with its unit answers
     events: frozenset[str] = frozenset()  # what the value is of: added, … (`events_in`)
+    of_event: re.Pattern[str] | None = None  # what tells the asked change or release
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -750,6 +766,7 @@ class Asked(NamedTuple):
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
             events_in(question, kind),
+            _asked_event(question, kind),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -794,6 +811,13 @@ class Asked(NamedTuple):
         told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
         if told and not told & self.events:
             return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
+        above, _, innermost = frame.rpartition("\n")
+        if (
+            self.of_event
+            and _KIND_FIELD.fullmatch(innermost)
+            and not self.of_event.search(f"{above}\n{lead}{sentence}")
+        ):
+            return False  # a page's "Date:" field is not the day its subject came out
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
 
     def entry_labelled(self, text: str, spans: Sequence[tuple[int, int, str]], at: int) -> int:
