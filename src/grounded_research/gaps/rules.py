@@ -217,26 +217,17 @@ def why_unanswered(
             return UNANSWERED["unheaded"].format(what=head)
     asked = Asked.of(sub_question.text)
     at = headings_at or HeadingsAt(state.sources, None)
-    # The version a change came in is the version of what the question asks about only
-    # where the sentence, the sentences before it or its headings name that: "functions
-    # were added in OpenSSL 1.1.0" under SSL_CTX_new is not when QUIC support came. (A
-    # code name is read as `Asked.answered_by` reads it: `User.first_name` under
-    # first_name.)
-    named = [group - asked.codes for group, _ in subjects(sub_question.text) if group]
-    of_it = kind == "version" and named
-    for record in holding:
-        place = _place(state, record)
-        for start, end, lead in _may_answer(record, asked, at.code_blocks(record)):
-            sentence = LINE_MARKER.sub("", record.text[start:end])
-            frame = _frame(state, record, at(record, start))
-            if asked.answered_by(sentence, frame, lead) and (
-                not of_it
-                or any(
-                    names_subject(f"{lead}{sentence}", (group, []), frame, place) for group in named
-                )
-            ):
-                return ""
-    return UNANSWERED["no_kind"].format(what=kind_words(kind))
+    if not any(
+        asked.answered_by(
+            LINE_MARKER.sub("", record.text[start:end]),
+            _frame(state, record, at(record, start)),
+            lead,
+        )
+        for record in holding
+        for start, end, lead in _may_answer(record, asked, at.code_blocks(record))
+    ):
+        return UNANSWERED["no_kind"].format(what=kind_words(kind))
+    return ""
 
 
 def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> list[str]:
