@@ -243,20 +243,6 @@ def test_a_name_typed_without_its_accents_names_the_accented_one() -> None:
     assert unaccented("Malmö ガ 中文") == "Malmo ガ 中文"  # a Japanese voiced mark is kept
 
 
-def test_a_name_is_named_as_a_word_of_its_own_or_its_plural() -> None:
-    """ "QUIC" is not in "quickly", but "Brook Bar" is "Brooks's Bar" to the question
-    that misspells it; a product's folder names it in the source's place."""
-    (quic,) = subjects("In which OpenSSL version was QUIC client support added?")
-    (bar,) = subjects("Which club plays near Brook Bar?")
-
-    assert not names_subject("OpenSSL clients reconnect quickly.", quic)
-    assert names_subject("Some transports (e.g. QUIC) do not validate it.", quic, "OpenSSL")
-    assert names_subject("Brooks's Bar lies to the east.", bar)
-    assert names_subject("QUIC is a transport.", quic, place="openssl-doc/quic.html")
-    assert not names_subject("用QUIC传输。", quic)  # no OpenSSL
-    assert names_subject("OpenSSL 用QUIC传输。", quic)  # a Latin word among Chinese ones
-
-
 @pytest.mark.parametrize(
     ("text", "identifier", "mentioned"),
     [

@@ -120,7 +120,7 @@ def coverage_gaps(
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
-    unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
+    unnamed = unnamed_subjects(state, sub_question, ranked)
     unanswered = why_unanswered(state, sub_question, ranked, unnamed, headings_at)
     if unanswered:  # search for what is missing: a subject, else a number the question gives
         missing_subjects = unnamed or [
@@ -186,7 +186,7 @@ def why_unanswered(
     for every sentence of it, when not given)."""
     kind = asked_kind(sub_question.text)
     if unnamed is None:
-        unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
+        unnamed = unnamed_subjects(state, sub_question, ranked)
     for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
         alone = {n for n in names if not _in_any(n, phrases)}
         shown = ", ".join([*phrases, *names_as_written(alone, sub_question.text).split()])
@@ -241,19 +241,14 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 
 
 def unnamed_subjects(
-    state: State,
-    sub_question: SubQuestion,
-    ranked: list[Evidence],
-    headings_at: HeadingsAt | None = None,
+    state: State, sub_question: SubQuestion, ranked: list[Evidence]
 ) -> list[tuple[set[str], list[str]]]:
     """The subjects of the sub-question that no selected passage names. A subject with a
     name the corpus names documents by, a folder or a file ("SQLite's RETURNING clause",
     "Aurora A1" in aurora-pilot-line.md), must be named by one passage, all its names
     together; the names of a subject the corpus names nothing by ("Lady Mary-Gaye Curzon
     stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
-    question's entities lie on several pages. `headings_at`: the headings a passage's
-    first sentence lies under, read off its snapshot, name what it is about too (a
-    passage may open with the last line of the entry before its own)."""
+    question's entities lie on several pages."""
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True)
     unnamed: list[tuple[set[str], list[str]]] = []
@@ -264,9 +259,7 @@ def unnamed_subjects(
             if names & filed
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
-        if not all(
-            any(_names_subject(state, e, part, headings_at) for e in ranked) for part in parts
-        ):
+        if not all(any(_names_subject(state, e, part) for e in ranked) for part in parts):
             unnamed.append(subject)
     return unnamed
 
@@ -335,15 +328,8 @@ def _in_place(state: State, record: Evidence) -> str:
     return f"{_with_title(state, record)}\n{_place(state, record)}"
 
 
-def _names_subject(
-    state: State,
-    record: Evidence,
-    subject: tuple[set[str], list[str]],
-    headings_at: HeadingsAt | None = None,
-) -> bool:
+def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
     frame = _frame(state, record)
-    if headings_at is not None:
-        frame = "\n".join([frame, *headings_at(record, 0)])
     return names_subject(record.text, subject, frame, _place(state, record), about=True)
 
 
