@@ -967,3 +967,33 @@ def test_a_table_of_labels_and_values_has_no_header_row(tmp_path: Path) -> None:
     row = line_with(lines, "2.4.99 and later")
     assert "Description:: Support for the SPDY transport layer; Status::" in lines[row]
     assert not any("Description: |" in line for line in lines)  # no header shown
+
+
+def test_names_the_best_passage_leaves_out_qualify_what_the_sources_call_it() -> None:
+    """ "the Linux quota system": the best passage of the question's own search, the
+    handbook's Quotas section, never says Linux. Its sentences are about what is asked,
+    not the pages a follow-up search for Linux found; when the best passage names a
+    name, a sentence must name one."""
+    question = "How many limits can the Linux quota system set?"
+    found = [
+        ("s1", "Quotas", "The quota system allows you to set four limits.", question, 0),
+        ("s2", "GNU/Linux", "Linux lets you set limits on many resources.", "Linux limits", 1),
+    ]
+    records = [
+        Evidence(id=f"e{source}", source_id=source, sub_question_id="q", text=text, start=0,
+                 end=len(text), score=1, query=query, round=round_)
+        for source, _, text, query, round_ in found
+    ]  # fmt: skip
+    titles = {source: title for source, title, *_ in found}
+
+    def ranked() -> list[str]:
+        sub_question = SubQuestion(id="q", text=question)
+        quotes = ranked_sentences(sub_question, records, titles, {}, HeadingsAt({}, None))
+        return [quote.sentence for quote in quotes]
+
+    assert "The quota system allows you to set four limits." in ranked()
+    titles["s1"] = "Linux quotas"
+    assert "The quota system allows you to set four limits." in ranked()  # the title names it
+    titles["s1"] = "Quotas"
+    records[0] = records[0].model_copy(update={"round": 2})  # the Linux page is the best now
+    assert "The quota system allows you to set four limits." not in ranked()

@@ -437,6 +437,7 @@ def ranked_sentences(
 
     names |= bridged_names(names, records, titles, places)
     generic = generic_words(sub_question.text, records, titles)
+    generic |= untold_by_best(names, records, titles, places)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
         about = {unaccented(name) for name in (names | searched[record.query]) - generic}
@@ -491,6 +492,24 @@ def ranked_sentences(
                     )
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
+
+
+def untold_by_best(
+    names: set[str], records: list[Evidence], titles: dict[str, str], places: dict[str, str]
+) -> set[str]:
+    """The question's names, when the best passage of its first search names none of
+    them (in its text, headings, title or place): that passage shows what the sources
+    call what is asked about, and the names qualify it in words the sources do not
+    repeat ("the Linux quota system": the handbook's Quotas section never says Linux). A
+    quote need not name them then. When it names one, a multi-hop question's other
+    names are another hop's, and stay."""
+    first = [record for record in records if record.round == min(r.round for r in records)]
+    if not first:
+        return set()
+    best = max(first, key=lambda record: record.score)
+    above = frame(titles.get(best.source_id, ""), best.headings)
+    place = places.get(best.source_id, "")
+    return set() if names_one_of(names, best.text, above, place) else names
 
 
 def generic_words(question: str, records: list[Evidence], titles: dict[str, str]) -> set[str]:
