@@ -58,6 +58,17 @@ def test_markdown_and_text_keep_the_files_own_text(tmp_path: Path) -> None:
     assert document.published == "2024-01-02"
 
 
+def test_front_matter_without_a_title_is_not_the_title(tmp_path: Path) -> None:
+    """A Jekyll or Hugo page's YAML block may give only a date: the title is the first
+    line after it."""
+    raw = "---\ndate: 2026-01-20\nlayout: post\n---\n\n# Aurora ships\n\nBody text.\n"
+    (tmp_path / "a.md").write_text(raw)
+    [document] = read_documents(tmp_path / "a.md", "a.md").documents
+    assert document.title == "Aurora ships"
+    assert document.published == "2026-01-20"
+    assert document.text == raw
+
+
 def test_html_keeps_headings_lists_and_tables_and_drops_boilerplate(tmp_path: Path) -> None:
     path = write(tmp_path, "page.html", HTML)
     [document] = read_documents(path, "page.html").documents

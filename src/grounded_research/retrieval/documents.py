@@ -691,13 +691,15 @@ def _jsonl_problem(record: object) -> str | None:
 
 
 def _title_of_text(text: str, fallback: str) -> str:
+    """The front matter's title, else the first line after it (Jekyll, Hugo and MkDocs
+    pages open with a YAML block that may give only a date)."""
     front = _FRONT_MATTER.match(text)
     if front:
         for line in front.group(1).splitlines():
             key, _, value = line.partition(":")
             if key.strip().lower() == "title" and value.strip():
                 return value.strip().strip("\"'")
-    for line in text.splitlines():
+    for line in text[front.end() if front else 0 :].splitlines():
         stripped = line.strip().lstrip("#").strip()
         if stripped and stripped != "---":
             return stripped[:160] if len(stripped) <= 160 else fallback
