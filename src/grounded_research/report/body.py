@@ -503,10 +503,10 @@ def untold_by_best(
     repeat ("the Linux quota system": the handbook's Quotas section never says Linux). A
     quote need not name them then. When it names one, a multi-hop question's other
     names are another hop's, and stay."""
-    first = [record for record in records if record.round == min(r.round for r in records)]
-    if not first:
+    if not records:
         return set()
-    best = max(first, key=lambda record: record.score)
+    earliest = min(record.round for record in records)
+    best = max((r for r in records if r.round == earliest), key=lambda record: record.score)
     above = frame(titles.get(best.source_id, ""), best.headings)
     place = places.get(best.source_id, "")
     return set() if names_one_of(names, best.text, above, place) else names
