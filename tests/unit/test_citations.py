@@ -131,3 +131,27 @@ def test_a_quote_shown_as_read_still_verifies_against_its_markdown_evidence() ->
         (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(sentence)}” [1]\n")
         assert "|" not in claim.text
         assert judge(claim.text, [tip]).verdict == "supported"
+
+
+def test_a_hard_wrapped_line_opening_with_a_code_number_is_not_a_list_item() -> None:
+    """PostgreSQL's pages wrap prose anywhere: a line may open with "`10`.", which is no
+    list marker on the page; read without its code marks it looks like item 10, and the
+    verifier had dropped the "10." the quote shows."""
+    text = (
+        "Specifies the maximum number of concurrent connections. The default is\n"
+        "        `10`.  The value `0` means\n        replication is disabled."
+    )
+    (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(text)}” [1]\n")
+
+    assert judge(claim.text, [evidence(text)]).verdict == "supported"
+    assert citation_valid(claim.text, evidence(text))
+
+
+def test_a_line_ending_in_a_backslash_keeps_it_when_lines_are_joined() -> None:
+    """A shell line continued with "\\" is quoted as written; the items after it are
+    joined with "; ", which must not turn the backslash into an escape of ";"."""
+    text = "# includes those files.\n#d-i preseed/include_command \\\n#      string if [ -f x ]"
+    quote = "#d-i preseed/include_command \\"
+    (claim,) = split_claims(f"# Q\n\n## Findings\n\n- “{displayed(quote)}” [1]\n")
+
+    assert judge(claim.text, [evidence(text)]).verdict == "supported"

@@ -108,12 +108,14 @@ def displayed(text: str) -> str:
     return escaped(readable(text))
 
 
-def readable(text: str) -> str:
+def readable(text: str, unmarked: bool = False) -> str:
     """A page's text as its reader sees it, on one line: a table row as its cells
     ("| Cell mass | 0.55 kg |" as "Cell mass: 0.55 kg"; a rule row left out), a list
     item, a quotation or a heading without its marker, lines joined (two rows or items
     with "; ", a hard-wrapped item's lines with a space), backslash escapes that only
-    Markdown needed undone."""
+    Markdown needed undone. `unmarked`: without bold and code marks too, each line's
+    taken off after its own marker is read, so that a hard-wrapped line "`10`.  The
+    value …" stays the text it is and is not read as item 10."""
     pieces: list[str] = []
     item = False  # the lines before are a table row or a list item
     for raw in text.splitlines():
@@ -131,10 +133,18 @@ def readable(text: str) -> str:
             line = cells[0] + (": " + ", ".join(cells[1:]) if len(cells) > 1 else "")
         elif marked:
             line = line[marked.end() :]
+        if unmarked:
+            line = _EMPHASIS.sub("", line)
         if not line:
             continue
         starts_item = bool(row or marked)
-        if pieces and item and starts_item and not pieces[-1].endswith(_CLAUSE_END):
+        if (
+            pieces
+            and item
+            and starts_item
+            and not pieces[-1].endswith(_CLAUSE_END)
+            and not pieces[-1].endswith("\\")  # "\;" would read as an escaped ";"
+        ):
             pieces[-1] += ";"
         pieces.append(line)
         item = item or starts_item
@@ -146,8 +156,9 @@ def as_shown(text: str) -> str:
     """A page's text as a quote of it reads in the report, escapes undone: what a
     claim's numbers and names are looked for in. A claim is read off the report without
     the bold and code marks its quote carried (`split_claims`), so the page is read
-    without them too, before it is read: "`foo`3.0" names no "foo3" on either side."""
-    return plain(readable(_EMPHASIS.sub("", text)))
+    without them too (`readable`'s `unmarked`): "`foo`3.0" names no "foo3" on either
+    side."""
+    return plain(readable(text, unmarked=True))
 
 
 def plain(text: str) -> str:
@@ -243,8 +254,8 @@ def comparable(text: str) -> str:
     """Text as a claim is compared with its evidence: both read as a quote shows them
     (`readable`: a table row as its cells); a claim is read off the report without the
     bold and code marks its quote carried (`split_claims`), so the evidence is read
-    without them too, before it is read (an escape in a code span is kept as written,
-    and the claim's code span is gone); on both, escapes are undone."""
+    without them too (an escape in a code span is kept as written, and the claim's code
+    span is gone); on both, escapes are undone."""
     return normalize(as_shown(text))
 
 
