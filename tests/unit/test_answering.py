@@ -417,23 +417,37 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_and_its_command(
     assert all(claim.verdict == "supported" for claim in result.claims)
 
 
-def test_a_how_do_i_question_is_answered_by_the_instruction_that_says_what_is_asked() -> None:
-    """Of two instructions, the one whose own words say what is asked, though the other
-    is ranked first (by the headings it lies under)."""
-    text = (
-        "The command, if run with -h, will show the available options:\n\n```\n"
-        "usage: venv [-h] [--clear] ENV_DIR\n```\n\nCreation of virtual environments is "
-        "done by executing the command venv:\n\n```\npython -m venv /path/to/env\n```\n"
-    )
+@pytest.mark.parametrize(
+    ("question", "text", "command"),
+    [
+        (  # the one whose own words say what is asked, not the one its headings rank first
+            "How do I create a virtual environment?",
+            "The command, if run with -h, will show the available options:\n\n```\n"
+            "usage: venv [-h] [--clear] ENV_DIR\n```\n\nCreation of virtual environments is "
+            "done by executing the command venv:\n\n```\npython -m venv /path/to/env\n```\n",
+            "python -m venv /path/to/env",
+        ),
+        (  # of two that say as much of what is asked, the one that adds least: not IPv6
+            "How do I run the development server on port 7000?",
+            "Port 7000 on IPv6 address 2001:0db8::9:\n\n```\n"
+            "django-admin runserver [2001:0db8::9]:7000\n```\n\nPort 7000 on IP address "
+            "127.0.0.1:\n\n```\ndjango-admin runserver 7000\n```\n",
+            "django-admin runserver 7000",
+        ),
+    ],
+)
+def test_a_how_do_i_question_is_answered_by_the_instruction_that_fits_it_best(
+    question: str, text: str, command: str
+) -> None:
+    """Of two instructions, the second fits the question best though the first ranks
+    higher: it and its command are the answer."""
     record = passage(text)
-    help_line, venv_line = (line for line in text.splitlines() if line.endswith(":"))
-    ranked = [Quote(record, help_line, ()), Quote(record, venv_line, ())]
+    first, second = (line for line in text.splitlines() if line.endswith(":"))
+    ranked = [Quote(record, first, ()), Quote(record, second, ())]
 
-    lines = instruction_lines(
-        "How do I create a virtual environment?", ranked, HeadingsAt({}, None)
-    )
+    lines = instruction_lines(question, ranked, HeadingsAt({}, None))
 
-    assert [line.sentence for line in lines] == [venv_line, "python -m venv /path/to/env"]
+    assert [line.sentence for line in lines] == [second, command]
 
 
 def test_a_passage_cut_from_inside_a_code_block_is_code_to_the_gap_check(tmp_path: Path) -> None:

@@ -279,9 +279,12 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
     own words and command share most words with the question: the best ranked may owe
     its rank to its headings ("The command, if run with -h, will show the available
     options:" under "Creating virtual environments"), where another says what is asked
-    ("Creation of virtual environments is done by executing the command venv:")."""
+    ("Creation of virtual environments is done by executing the command venv:"); of
+    those that say as much of it, the one that says least else: "Port 7000 on IP address
+    127.0.0.1:" answers "run the server on port 7000", where "Port 7000 on IPv6 address
+    2001:…:" adds what was not asked."""
     wanted = wanted_terms(question)
-    best: tuple[int, list[Quote]] | None = None
+    best: tuple[tuple[int, int], list[Quote]] | None = None
     for quote in chosen:
         text = quote.record.text
         at = text.find(quote.sentence)
@@ -298,9 +301,10 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
         command = next((line.strip() for line in lines if line.strip("` \t")), "")
         if not command or len(command.split()) > ANSWER_WORDS:
             continue
-        shared = len(wanted & set(tokenize(f"{quote.sentence} {command}")))
-        if best is None or shared > best[0]:  # ties: the better ranked
-            best = (shared, [quote, quote._replace(sentence=command, lead="")])
+        said = set(tokenize(f"{quote.sentence} {command}"))
+        fit = (len(said & wanted), -len(said - wanted))
+        if best is None or fit > best[0]:  # ties: the better ranked
+            best = (fit, [quote, quote._replace(sentence=command, lead="")])
     return best[1] if best else []
 
 
