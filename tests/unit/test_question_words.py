@@ -157,3 +157,27 @@ def test_since_which_asks_as_in_which_does(tmp_path: Path) -> None:
 
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0]
     assert "1.3" in answer and "1.8" not in answer
+
+
+def test_a_comparisons_order_word_is_its_form_not_a_term_to_find(tmp_path: Path) -> None:
+    """ "Which was added first, A or B?" is answered by each side's date or version; no
+    source says "first", and the report must not list it as missing. Outside a
+    comparison "first" stays a word the answer may say ("the first release")."""
+    question = "Which was added to Python first, math.isqrt() or functools.cache()?"
+    assert "first" not in facets_of(question)
+    assert "first" in facets_of("When was the first release of Python made?")
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "math.md",
+        "# math.isqrt(n)\n\nReturn the integer square root.\n\nNew in version 3.8.\n",
+    )
+    write(
+        root,
+        "functools.md",
+        "# functools.cache(user_function)\n\nA cache.\n\nNew in version 3.9.\n",
+    )
+
+    result = research(question, **one_round(tmp_path))
+
+    assert "first" not in result.report.split("## Unresolved", 1)[-1]

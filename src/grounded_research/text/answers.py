@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
-from grounded_research.text.facets import facets_of
+from grounded_research.text.facets import COMPARISON, facets_of
 from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
 from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
@@ -25,13 +25,6 @@ AnswerKind = Literal[
     "comparison", "procedure", "yes_no", "version", "date", "quantity", "name", "any"
 ]
 
-_COMPARISON = re.compile(
-    r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
-    r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
-    r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
-    r"先\w{0,6}哪(?:一)?个",
-    re.IGNORECASE,
-)
 _PROCEDURE = re.compile(
     r"^\W*how\s+(?:do|can|could|should|would|does|might)\s+(?:i|we|you|one|a\s+user)\b|"
     r"^\W*how\s+to\b|怎么|怎样|如何",
@@ -168,7 +161,7 @@ _CALLED = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_
 def asked_kind(question: str) -> AnswerKind:
     """The kind of answer the question asks for, by its form."""
     for kind, pattern in (
-        ("comparison", _COMPARISON),
+        ("comparison", COMPARISON),
         ("procedure", _PROCEDURE),
         ("yes_no", _YES_NO),
         ("version", _VERSION),

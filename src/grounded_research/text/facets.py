@@ -69,7 +69,25 @@ _FROM_WHEN_ON = re.compile(
 )
 
 
+# A question that compares two things by when they came ("Which came first, A or B?").
+COMPARISON = re.compile(
+    r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
+    r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
+    r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
+    r"先\w{0,6}哪(?:一)?个",
+    re.IGNORECASE,
+)
+# Its order words are its form: the sources date each side, and none says "first".
+_ORDER_WORDS = frozenset(
+    ["first", "earlier", "older", "newer", "later", "sooner", "先", "早", "更早", "更晚", "在前"]
+)
+
+
 def facets_of(text: str) -> list[str]:
-    """The terms an answer must touch: the question's content words, minus question words
-    and the words that open it before them (`_FROM_WHEN_ON`)."""
-    return [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
+    """The terms an answer must touch: the question's content words, minus question words,
+    the words that open it before them (`_FROM_WHEN_ON`) and a comparison's order words
+    (`COMPARISON`)."""
+    words = [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
+    if COMPARISON.search(text):
+        return [w for w in words if w.lower() not in _ORDER_WORDS]
+    return words
