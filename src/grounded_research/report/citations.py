@@ -113,9 +113,9 @@ def readable(text: str, unmarked: bool = False) -> str:
     ("| Cell mass | 0.55 kg |" as "Cell mass: 0.55 kg"; a rule row left out), a list
     item, a quotation or a heading without its marker, lines joined (two rows or items
     with "; ", a hard-wrapped item's lines with a space), backslash escapes that only
-    Markdown needed undone. `unmarked`: without bold and code marks too, each line's
-    taken off after its own marker is read, so that a hard-wrapped line "`10`.  The
-    value …" stays the text it is and is not read as item 10."""
+    Markdown needed undone. `unmarked`: bold and code marks taken off too, from each
+    line after its marker is read, so that a hard-wrapped line "`10`.  The value …"
+    stays the text it is and is not read as list item 10."""
     pieces: list[str] = []
     item = False  # the lines before are a table row or a list item
     for raw in text.splitlines():

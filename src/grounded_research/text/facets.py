@@ -77,9 +77,10 @@ COMPARISON = re.compile(
     r"先\w{0,6}哪(?:一)?个",
     re.IGNORECASE,
 )
-# Its order words are its form: the sources date each side, and none says "first".
+# Its order words are its form: the sources date each side, and none says "first". (A
+# one-character word, "先", is no content word to begin with.)
 _ORDER_WORDS = frozenset(
-    ["first", "earlier", "older", "newer", "later", "sooner", "先", "早", "更早", "更晚", "在前"]
+    ["first", "earlier", "older", "newer", "later", "sooner", "更早", "更晚", "在前"]
 )
 
 
