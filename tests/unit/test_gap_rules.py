@@ -371,6 +371,25 @@ def test_the_thing_asked_about_is_looked_for_in_everything_found() -> None:
     assert details == ["no passage about it mentions warranty"]
 
 
+def test_the_feature_a_question_names_in_lower_case_must_be_said_where_it_is_answered() -> None:
+    """ "the git replay command": a version in a page that never says "replay" (a bisect
+    example's v2.6.13-rc2) does not date it, though another page says the word; a page
+    that tells of the replay command does."""
+    question = "Which Git version added the git replay command?"
+    bisect = ("bisect", "The bug was known not to be in Git version v2.6.13-rc2.", None)
+    rebase = ("rebase", "Rebase will replay the commits on top of the new base.", None)
+    added = ("replay", "The git replay command was added in Git version 2.44.0.", None)
+
+    def unanswered(*passages: tuple[str, str, str | None]) -> list[str]:
+        state = state_with(list(passages))
+        state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+        return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+
+    assert unanswered(bisect, rebase) == ["no passage about it gives a version"]
+    assert unanswered(bisect) == ["no passage mentions replay"]
+    assert unanswered(bisect, added) == []
+
+
 def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
     """Packaged docs name their product in the path: a passage of
     postgresql-doc-15/… is about PostgreSQL though its text never says so."""

@@ -20,6 +20,7 @@ from grounded_research.text.answers import (
     Asked,
     asked_kind,
     distinctive_numbers,
+    featured_word,
     filed_names,
     head_word,
     kind_words,
@@ -61,6 +62,7 @@ DETAILS: dict[GapKind, str] = {
 
 # Why a sub-question is not answered (`why_unanswered`), by reason: {what} is what is
 # missing (names, numbers, the asked noun, the kind of answer as `kind_words` says it).
+_HYPHENS = re.compile(r"[-_\s]+")
 UNANSWERED: dict[str, str] = {
     "unnamed": "no passage names {what}",
     "unsaid": "no passage mentions {what}",
@@ -215,6 +217,12 @@ def why_unanswered(
         found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
         if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
             return UNANSWERED["unheaded"].format(what=head)
+    featured = featured_word(sub_question.text) if kind != "comparison" else ""
+    if featured:  # "the git replay command": the answer is on a page that says "replay"
+        found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
+        if not any(_says(state, e, featured) for e in [*ranked, *found]):
+            return UNANSWERED["unsaid"].format(what=featured)
+        holding = [e for e in holding if _says(state, e, featured)]
     asked = Asked.of(sub_question.text)
     at = headings_at or HeadingsAt(state.sources, None)
     if not any(
@@ -312,6 +320,12 @@ def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None
     `headings`) lies under."""
     source = state.sources.get(record.source_id)
     return frame(source.title if source else "", record.headings if headings is None else headings)
+
+
+def _says(state: State, record: Evidence, word: str) -> bool:
+    """Whether the passage or its frame says the word, hyphens and underscores read as
+    spaces: "health-check" is said by "health check"."""
+    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", _with_title(state, record).lower())
 
 
 def _with_title(state: State, record: Evidence) -> str:

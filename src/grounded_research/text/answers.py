@@ -603,6 +603,23 @@ def head_word(question: str) -> str:
     return "" if head in _KIND_NOUNS.get(asked_kind(question), "").split() else head
 
 
+def featured_word(question: str) -> str:
+    """The word that names the feature a question asks of, when it writes one in lower
+    case before what kind of feature it is ("the git replay command", "the built-in
+    node:sqlite module", "the Redis socache module"): not a name to the name rules, yet
+    the corpus says nothing of the feature unless some page says the word. "" when the
+    question writes none."""
+    match = _FEATURED.search(question)
+    return match.group("word") if match else ""
+
+
+_FEATURED = re.compile(
+    r"\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])\s+(?:sub)?(?:command|"
+    r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
+    r"setting|variable|field|flag|parameter)s?\b"
+)
+
+
 def _zh_thing_asked(question: str) -> bool:
     """Whether a Chinese question asks "哪种 X" of a thing, not of a measure: "默认使用哪种
     前端" asks for a front end, where "默认使用哪个端口" asks for a number."""
