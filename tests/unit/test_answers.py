@@ -122,6 +122,9 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         # a reference to a section by its number gives no number
         ("quantity", "请使用 bullseye-updates 的软件包（参见第 2.7.4 节）。", False),
         ("quantity", "For the details, see section 4 below.", False),
+        # nor a manual page by its section: "master(8)" is the daemon's page, not 8 ports
+        ("quantity", "By default, all master(8) listener ports are enabled.", False),
+        ("quantity", "See SSL_CTX_new(3ssl) and postconf(5); the default is 2.", True),
         ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),
         # no bound is a value too

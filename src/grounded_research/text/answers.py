@@ -129,8 +129,9 @@ _KEY_PHRASE = re.compile(
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
 # 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
-_SECTION_REFERENCE = re.compile(
-    r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)",
+_SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "SSL_new(3ssl)"
+    r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|"
+    r"(?<=[A-Za-z_])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
 # Any number that numbers a part of a book: a reference to a section, a table's or a
