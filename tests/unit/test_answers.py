@@ -22,6 +22,7 @@ from grounded_research.text.answers import (
     named_in_location,
     names_other_release,
     names_subject,
+    phrase_as_written,
     subjects,
 )
 from grounded_research.text.normalize import unaccented
@@ -149,6 +150,8 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
         "PostgreSQL 15",
     ]
     assert key_phrases("Which man was born on October 22, 1930?") == []  # a date
+    assert key_phrases("Which Apache module provides HTTP/3 support?") == ["HTTP 3"]
+    assert phrase_as_written("HTTP 3", "Which module provides HTTP/3 support?") == "HTTP/3"
     assert identifiers("What is the default of max_connections or os.path.join()?") == {
         "max_connections",
         "os.path.join",
@@ -166,6 +169,8 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
         ("Python 3.11.2 changelog", "Python 3.11", False),
         ("it is required for bash-5.1 and later versions", "Bash 5.1", True),
         ("new in bash-5.10", "Bash 5.1", False),
+        ("RFC 9114 - HTTP/3", "HTTP 3", True),  # a protocol's version after a slash
+        ("This module provides HTTP/2 support.", "HTTP 3", False),
     ],
 )
 def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, mentioned: bool) -> None:

@@ -28,6 +28,7 @@ from grounded_research.text.answers import (
     mentions_point_release,
     names_one_of,
     names_subject,
+    phrase_as_written,
     subjects,
 )
 from grounded_research.text.chunking import (
@@ -191,7 +192,8 @@ def why_unanswered(
         unnamed = unnamed_subjects(state, sub_question, ranked)
     for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
         alone = {n for n in names if not _in_any(n, phrases)}
-        shown = ", ".join([*phrases, *names_as_written(alone, sub_question.text).split()])
+        written = [phrase_as_written(p, sub_question.text) for p in phrases]
+        shown = ", ".join([*written, *names_as_written(alone, sub_question.text).split()])
         return UNANSWERED["unnamed"].format(what=shown)
     unsaid = unsaid_numbers(state, sub_question, ranked)
     if unsaid:  # "Who was elected Debian Project Leader in 2024?" in a book of 2022

@@ -124,8 +124,8 @@ _CODE = re.compile(
     r"\b\w+(?:\.\w+)+\b"
 )
 _RELEASE_WORD = r"(?:(?:version|release)\s+|v)?"  # between a name and its number: "Django v5"
-_KEY_PHRASE = re.compile(
-    rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)\s+{_RELEASE_WORD}(\d+(?:\.\d+)*)(?![\w.]*\d)"
+_KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
+    rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)(?:\s+{_RELEASE_WORD}|/)(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
 # 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
@@ -308,6 +308,14 @@ def mentions_phrase(text: str, phrase: str) -> bool:
     return re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE) is not None
 
 
+def phrase_as_written(phrase: str, text: str) -> str:
+    """The phrase as the text writes it ("HTTP/3" for "HTTP 3", "Django v5" for "Django
+    5"), or the phrase when the text does not name it."""
+    *name, number = phrase.split()
+    found = re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE)
+    return found.group(0) if found else phrase
+
+
 def mentions_point_release(text: str, phrase: str) -> bool:
     """Whether `text` names a point release of the phrase's release: "Apache 2.4.39" of
     "Apache 2.4" (what a question asking which release of a series is answered with)."""
@@ -320,10 +328,11 @@ def _named_release(name: Sequence[str], number: str) -> str:
     """A pattern for the name followed by a number as releases are written: "Python
     3.11", "PostgreSQL version 15", "Django v5", and joined by a hyphen as GNU software
     writes them ("bash-5.1"), and with the rest of a full name before the number
-    ("Apache HTTP Server Version 2.4" is Apache 2.4); a chapter or a section is not."""
+    ("Apache HTTP Server Version 2.4" is Apache 2.4); a chapter or a section is not; and
+    after a slash, as a protocol's version is written ("HTTP/2")."""
     words = r"\s+".join(re.escape(part) for part in name)
     rest = r"(?:\s+(?!(?:Chapter|Section|Part|Appendix|Table|Figure|Step)\b)(?-i:[A-Z][\w-]*)){0,2}"
-    return rf"(?<![\w.]){words}{rest}(?:\s+|-){_RELEASE_WORD}{number}"
+    return rf"(?<![\w.]){words}(?:{rest}(?:\s+|-){_RELEASE_WORD}|/){number}"
 
 
 def _exactly(number: str) -> str:
