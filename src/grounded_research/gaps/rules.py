@@ -63,7 +63,6 @@ DETAILS: dict[GapKind, str] = {
 
 # Why a sub-question is not answered (`why_unanswered`), by reason: {what} is what is
 # missing (names, numbers, the asked noun, the kind of answer as `kind_words` says it).
-_HYPHENS = re.compile(r"[-_\s]+")
 UNANSWERED: dict[str, str] = {
     "unnamed": "no passage names {what}",
     "unsaid": "no passage mentions {what}",
@@ -213,16 +212,17 @@ def why_unanswered(
             for e in holding
             if any(_names_release(state, e, s, kind == "version") for s in releases)
         ]
+    # Everything the searches found for the sub-question, selected or not: a passage
+    # left out of the evidence still shows that the corpus has the thing asked about.
+    found = [*ranked, *(e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id)]
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]
-        found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
-        if not any(token in tokenize(_with_title(state, e)) for e in [*ranked, *found]):
+        if not any(token in tokenize(_with_title(state, e)) for e in found):
             return UNANSWERED["unheaded"].format(what=head)
     featured = featured_word(sub_question.text) if kind != "comparison" else ""
     if featured:  # "the git replay command": the answer is on a page that says "replay"
-        found = [e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id]
-        if not any(_says(state, e, featured) for e in [*ranked, *found]):
+        if not any(_says(state, e, featured) for e in found):
             return UNANSWERED["unsaid"].format(what=featured)
         holding = [e for e in holding if _says(state, e, featured)]
     asked = Asked.of(sub_question.text)
@@ -322,6 +322,9 @@ def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None
     `headings`) lies under."""
     source = state.sources.get(record.source_id)
     return frame(source.title if source else "", record.headings if headings is None else headings)
+
+
+_HYPHENS = re.compile(r"[-_\s]+")
 
 
 def _says(state: State, record: Evidence, word: str) -> bool:
