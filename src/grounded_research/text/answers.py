@@ -304,16 +304,19 @@ def _whole_identifier(identifier: str) -> re.Pattern[str]:
 def mentions_phrase(text: str, phrase: str) -> bool:
     """Whether `text` names the phrase with exactly its number: "PostgreSQL 15" is in
     "PostgreSQL 15 release notes" and "PostgreSQL version 15", not in "PostgreSQL 15.4"."""
-    *name, number = phrase.split()
-    return re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE) is not None
+    return _phrase_in(text, phrase) is not None
 
 
 def phrase_as_written(phrase: str, text: str) -> str:
     """The phrase as the text writes it ("HTTP/3" for "HTTP 3", "Django v5" for "Django
     5"), or the phrase when the text does not name it."""
-    *name, number = phrase.split()
-    found = re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE)
+    found = _phrase_in(text, phrase)
     return found.group(0) if found else phrase
+
+
+def _phrase_in(text: str, phrase: str) -> re.Match[str] | None:
+    *name, number = phrase.split()
+    return re.search(_named_release(name, _exactly(number)), text, re.IGNORECASE)
 
 
 def mentions_point_release(text: str, phrase: str) -> bool:

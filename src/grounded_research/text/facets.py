@@ -69,18 +69,18 @@ _FROM_WHEN_ON = re.compile(
 )
 
 
+# The words that order two things by when they came: a comparison's form. The sources
+# date each side, and none says "first". (A one-character word, "先", is no content word
+# to begin with.)
+_ORDER_WORDS = ("first", "earlier", "older", "newer", "later", "sooner")
+_ZH_ORDER_WORDS = ("更早", "更晚", "在前")
 # A question that compares two things by when they came ("Which came first, A or B?").
 COMPARISON = re.compile(
-    r"\bwhich\b[^?]*\b(?:first|earlier|older|newer|later|sooner|before|after)\b[^?]*\bor\b|"
-    r"\b(?:first|earlier|older|newer|later|sooner)\b[^?]*,[^?]*\bor\b|"
+    rf"\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|before|after)\b[^?]*\bor\b|"
+    rf"\b(?:{'|'.join(_ORDER_WORDS)})\b[^?]*,[^?]*\bor\b|"
     r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
     r"先\w{0,6}哪(?:一)?个",
     re.IGNORECASE,
-)
-# Its order words are its form: the sources date each side, and none says "first". (A
-# one-character word, "先", is no content word to begin with.)
-_ORDER_WORDS = frozenset(
-    ["first", "earlier", "older", "newer", "later", "sooner", "更早", "更晚", "在前"]
 )
 
 
@@ -90,5 +90,5 @@ def facets_of(text: str) -> list[str]:
     (`COMPARISON`)."""
     words = [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
-        return [w for w in words if w.lower() not in _ORDER_WORDS]
+        return [w for w in words if w.lower() not in (*_ORDER_WORDS, *_ZH_ORDER_WORDS)]
     return words
