@@ -390,6 +390,14 @@ def test_the_feature_a_question_names_in_lower_case_must_be_said_where_it_is_ans
     assert unanswered(bisect, added) == []
 
 
+def test_a_feature_word_is_said_by_its_markdown_escaped_spelling() -> None:
+    """Extracted pages escape underscores: "include\\_patterns" says include_patterns."""
+    question = "Which Sphinx version added the include_patterns setting?"
+    state = state_with([("conf", "The include\\_patterns setting was added in Sphinx 5.1.", None)])
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert [g.detail for g in gaps_of(state) if g.kind == "unanswered"] == []
+
+
 def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
     """Packaged docs name their product in the path: a passage of
     postgresql-doc-15/… is about PostgreSQL though its text never says so."""

@@ -46,6 +46,7 @@ from grounded_research.text.facts import (
     opening_as_written,
     quantities,
 )
+from grounded_research.text.normalize import unescaped
 from grounded_research.text.tokenize import tokenize
 
 TOP_PASSAGES_FOR_FACETS = 3
@@ -329,8 +330,10 @@ _HYPHENS = re.compile(r"[-_\s]+")
 
 def _says(state: State, record: Evidence, word: str) -> bool:
     """Whether the passage or its frame says the word, hyphens and underscores read as
-    spaces: "health-check" is said by "health check"."""
-    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", _with_title(state, record).lower())
+    spaces ("health-check" is said by "health check"), Markdown's escapes undone
+    ("include\\_patterns" says include_patterns)."""
+    said = unescaped(_with_title(state, record)).lower()
+    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", said)
 
 
 def _with_title(state: State, record: Evidence) -> str:
