@@ -355,6 +355,35 @@ def test_a_bare_value_is_quoted_with_the_sentence_it_labels(tmp_path: Path) -> N
     assert result.report.count("max_length increased") == 1  # not quoted again below
 
 
+def test_a_bare_date_is_ranked_and_quoted_with_the_names_that_follow_it(
+    tmp_path: Path,
+) -> None:
+    """A signed preface dates itself on a line of its own, its signature after it: the
+    date is read with the names of the line after it, so it outranks a copyright line
+    whose only tie to the question is its page's title, and it is quoted with them."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "index.md",
+        "# The Debian Administrator's Handbook\n\nCopyright © 2003, 2004, 2005, 2006, "
+        "2007, 2008 Raphaël Hertzog\n",
+    )
+    write(
+        root,
+        "preface.md",
+        "# Preface\n\nThis book is an excellent way to explore Debian and I am pleased to "
+        "recommend it.\n\nAugust 2019\n\nSam Hartman (Debian Project Leader)\n",
+    )
+    result = ask(
+        tmp_path,
+        "When did Sam Hartman write the preface of the Debian Administrator's Handbook?",
+        max_rounds=0,
+    )
+
+    assert answer_of(result)[-1] == "- “August 2019 Sam Hartman (Debian Project Leader)” [1]"
+    assert result.claims[0].verdict == "supported"
+
+
 def test_a_comparison_is_answered_by_each_sides_date(tmp_path: Path) -> None:
     """ "Which came first, A or B" needs A's date and B's: the answer quotes the best
     sentence for each side, and a sentence that only repeats the question's own

@@ -365,7 +365,7 @@ def with_trail(quote: Quote, asked: Asked) -> Quote:
     if not after or HEADING_LINE.match(text, after[0][0]):
         return quote
     start, end = after[0]
-    wanted = asked.words | set(tokenize(" ".join(asked.phrases)))
+    wanted = asked.words | asked.names | set(tokenize(" ".join(asked.phrases)))
     if not (wanted & set(tokenize(text[start:end]))) - set(tokenize(sentence)):
         return quote
     if words + len(text[start:end].split()) > ANSWER_WORDS or "```" in text[at:end]:
@@ -469,7 +469,8 @@ def ranked_sentences(
             header = headings_at.header(record, start)
             if header:  # a table's row: its header row is shown above it, not quoted with it
                 lead = below_rule(lead)
-            above = read_frame(f"{frame(title, headings)}\n{header}\n{lead}")
+            trail = told_after(record.text, spans, at) if holds else ""
+            above = read_frame(f"{frame(title, headings)}\n{header}\n{lead}\n{trail}")
             named = not about or bool(about & (in_passage | above.names))
             if not (named or closest):
                 continue
@@ -496,6 +497,17 @@ def ranked_sentences(
                     )
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
+
+
+def told_after(text: str, spans: Sequence[tuple[int, int, str]], at: int) -> str:
+    """The sentence after a bare value ("August 2019"), which `with_trail` quotes with it
+    and which says what the value is of ("Sam Hartman (Debian Project Leader)"): read
+    with the value as its headings are. Not across a heading; "" after a statement."""
+    start, end, _ = spans[at]
+    if not too_short(text[start:end], FRAGMENT_WORDS) or at + 1 >= len(spans):
+        return ""
+    after, last, _ = spans[at + 1]
+    return "" if HEADING_LINE.match(text, after) else text[after:last]
 
 
 def untold_by_best(

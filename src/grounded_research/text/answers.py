@@ -775,6 +775,7 @@ class Asked(NamedTuple):
     measure: bool  # "how long is the bridge": a number with its unit answers
     events: frozenset[str] = frozenset()  # what the value is of: added, … (`events_in`)
     of_event: re.Pattern[str] | None = None  # what tells the asked change or release
+    names: frozenset[str] = frozenset()  # its names as search tokens ("sam", "hartman")
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -790,6 +791,7 @@ class Asked(NamedTuple):
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
             events_in(question, kind),
             _asked_event(question, kind),
+            frozenset(tokenize(" ".join(named_terms(question)))),
         )
 
     def holds_value(self, sentence: str) -> bool:
