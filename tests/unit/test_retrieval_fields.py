@@ -208,3 +208,29 @@ def test_a_passage_whose_headings_name_the_code_name_whole_is_lifted() -> None:
     lifted = fields.code_boost(scores, "default value of work_mem?", 1, heading_of)
     assert lifted.tolist() == [3.0, 4.0, 1.0]
     assert fields.code_boost(scores, "default value of work mem?", 1, heading_of) is scores
+
+
+def test_which_version_finds_the_release_that_lists_the_change(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """A changelog lists a change under "Release 3.39.0" and never says "version": the
+    question's "version" searches for "release" too, at half its weight."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "select.md",
+        "# SELECT\n\nA RIGHT JOIN or a FULL OUTER JOIN in SQLite adds rows to the output: "
+        "the RIGHT OUTER JOIN adds a row for each unmatched right row, the FULL JOIN for "
+        "each unmatched row of either side of the join.\n",
+    )
+    write(
+        root,
+        "releaselog/3_39_0.md",
+        "# SQLite Release 3.39.0 On 2022-06-25\n\n1. Add (long overdue) support for RIGHT "
+        "and FULL OUTER JOIN.\n2. Add new binary comparison operators IS NOT DISTINCT FROM "
+        "and IS DISTINCT FROM.\n3. Allow virtual table methods to be called from other "
+        "threads.\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 600)
+    hits = corpus.search_sync("Which SQLite version added RIGHT and FULL OUTER JOIN?", 2)
+    assert hits[0].location == "releaselog/3_39_0.md"

@@ -51,6 +51,12 @@ NAME_MIN_DOCUMENTS = 50
 CODE_BOOST = 1.0
 CODE_POOL = 20
 
+# A word of a question and the word documentation writes for it, as search tokens:
+# "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0".
+# The other word counts SYNONYM_WEIGHT of the question's.
+SYNONYMS = {"version": "releas"}
+SYNONYM_WEIGHT = 0.5
+
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
 # numbers of a question ("PostgreSQL 17" is not chapter "17.3").
@@ -178,9 +184,12 @@ def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
     boost for the query's names its fields hold. The local index and web passages both
     rank by it."""
-    terms = Counter(tokenize(query) + option_names(query))
+    terms: dict[str, float] = dict(Counter(tokenize(query) + option_names(query)))
     if not terms:
         return np.zeros(index.chunks, dtype=np.float32)
+    for word, also in SYNONYMS.items():
+        if word in terms and also not in terms:
+            terms[also] = SYNONYM_WEIGHT * terms[word]
     total = index.scores(terms, FIELD_WEIGHTS)
     held = [index.holds(name, NAME_FIELDS) for name in sorted(query_names(query))]
     return name_boost(total, held, index.chunk_document)
