@@ -384,6 +384,35 @@ def test_a_bare_date_is_ranked_and_quoted_with_the_names_that_follow_it(
     assert result.claims[0].verdict == "supported"
 
 
+def test_the_answer_line_comes_from_a_passage_that_says_the_feature_asked_of(
+    tmp_path: Path,
+) -> None:
+    """ "the zoneinfo module": as the gap check, the answer line is a passage's that says
+    "zoneinfo" (itself or its title and headings), not another entry's version note
+    that shares more words with the question ("… parameter was added")."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "python3.11/library/xml.dom.minidom.md",
+        "# xml.dom.minidom — Minimal DOM implementation\n\n## Node.toprettyxml()\n\n"
+        "Return a pretty-printed version of the document.\n\nChanged in version 3.2: "
+        "The standalone parameter was added to the Python standard library module.\n",
+    )
+    write(
+        root,
+        "python3.11/library/zoneinfo.md",
+        "# zoneinfo — IANA time zone support\n\nNew in version 3.9.\n\nIt provides a "
+        "concrete time zone implementation to support the IANA time zone database.\n",
+    )
+    result = ask(
+        tmp_path,
+        "In which Python version was the zoneinfo module added to the standard library?",
+        max_rounds=0,
+    )
+
+    assert answer_of(result)[-1] == "- “New in version 3.9.” [1]"
+
+
 def test_a_comparison_is_answered_by_each_sides_date(tmp_path: Path) -> None:
     """ "Which came first, A or B" needs A's date and B's: the answer quotes the best
     sentence for each side, and a sentence that only repeats the question's own

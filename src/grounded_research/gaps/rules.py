@@ -29,6 +29,7 @@ from grounded_research.text.answers import (
     names_one_of,
     names_subject,
     phrase_as_written,
+    says_word,
     subjects,
 )
 from grounded_research.text.chunking import (
@@ -46,7 +47,6 @@ from grounded_research.text.facts import (
     opening_as_written,
     quantities,
 )
-from grounded_research.text.normalize import unescaped
 from grounded_research.text.tokenize import tokenize
 
 TOP_PASSAGES_FOR_FACETS = 3
@@ -325,15 +325,9 @@ def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None
     return frame(source.title if source else "", record.headings if headings is None else headings)
 
 
-_HYPHENS = re.compile(r"[-_\s]+")
-
-
 def _says(state: State, record: Evidence, word: str) -> bool:
-    """Whether the passage or its frame says the word, hyphens and underscores read as
-    spaces ("health-check" is said by "health check"), Markdown's escapes undone
-    ("include\\_patterns" says include_patterns)."""
-    said = unescaped(_with_title(state, record)).lower()
-    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", said)
+    """Whether the passage or its frame says the word (`says_word`)."""
+    return says_word(_with_title(state, record), word)
 
 
 def _with_title(state: State, record: Evidence) -> str:

@@ -39,12 +39,14 @@ from grounded_research.state import (
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
+    featured_word,
     filed_names,
     identifiers,
     mentions_identifier,
     named_in_location,
     names_one_of,
     names_subject,
+    says_word,
     subjects,
 )
 from grounded_research.text.chunking import (
@@ -260,6 +262,9 @@ def answer_lines(
     filed = filed_names(question, places.values())
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_any(q, filed, titles, places)]
+    featured = featured_word(question) if asked.kind != "comparison" else ""
+    if featured:  # as the gap check: "the zoneinfo module" is what a passage says
+        chosen = [q for q in chosen if _says_featured(q, featured, titles)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
@@ -314,6 +319,11 @@ def _names_any(
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
     return names_one_of(names, quote.record.text, above, places.get(source, ""))
+
+
+def _says_featured(quote: Quote, word: str, titles: dict[str, str]) -> bool:
+    above = frame(titles.get(quote.record.source_id, ""), quote.headings)
+    return says_word(f"{above}\n{quote.record.text}", word)
 
 
 def _names_side(

@@ -626,6 +626,15 @@ def featured_word(question: str) -> str:
     return match.group("word") if match else ""
 
 
+def says_word(text: str, word: str) -> bool:
+    """Whether the text says the word, hyphens and underscores read as spaces
+    ("health-check" is said by "health check"), Markdown's escapes undone
+    ("include\\_patterns" says include_patterns): the test of a `featured_word`."""
+    said = unescaped(text).lower()
+    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", said)
+
+
+_HYPHENS = re.compile(r"[-_\s]+")
 _FEATURED = re.compile(
     r"\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])\s+(?:sub)?(?:command|"
     r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
