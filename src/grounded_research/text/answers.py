@@ -626,6 +626,9 @@ def featured_word(question: str) -> str:
     return match.group("word") if match else ""
 
 
+_HYPHENS = re.compile(r"[-_\s]+")
+
+
 def says_word(text: str, word: str) -> bool:
     """Whether the text says the word, hyphens and underscores read as spaces
     ("health-check" is said by "health check"), Markdown's escapes undone
@@ -634,7 +637,6 @@ def says_word(text: str, word: str) -> bool:
     return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", said)
 
 
-_HYPHENS = re.compile(r"[-_\s]+")
 _FEATURED = re.compile(
     r"\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])\s+(?:sub)?(?:command|"
     r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
