@@ -390,6 +390,29 @@ def test_the_feature_a_question_names_in_lower_case_must_be_said_where_it_is_ans
     assert unanswered(bisect, added) == []
 
 
+def test_a_keyword_in_capitals_the_question_names_must_be_said_where_it_is_answered() -> None:
+    """ "a RETURNING clause to MERGE": a release named on a page of optimizer hints,
+    which never says RETURNING, does not date it, though the page on MERGE names both;
+    a release note that tells of it does."""
+    question = "Which PostgreSQL version added a RETURNING clause to MERGE?"
+    merge = ("merge", "PostgreSQL has no RETURNING clause with MERGE.", None)
+    hints = (
+        "hints",
+        "More PostgreSQL clauses might be added later. These are the ones that PostgreSQL "
+        "release 15.20 understands.",
+        None,
+    )
+    added = ("notes", "PostgreSQL version 17 added a RETURNING clause to MERGE.", None)
+
+    def unanswered(*passages: tuple[str, str, str | None]) -> list[str]:
+        state = state_with(list(passages))
+        state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+        return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+
+    assert unanswered(merge, hints) == ["no passage about it gives a version"]
+    assert unanswered(merge, hints, added) == []
+
+
 def test_a_feature_word_is_said_by_its_markdown_escaped_spelling() -> None:
     """Extracted pages escape underscores: "include\\_patterns" says include_patterns."""
     question = "Which Sphinx version added the include_patterns setting?"

@@ -617,13 +617,14 @@ def head_word(question: str) -> str:
 
 
 def featured_word(question: str) -> str:
-    """The word that names the feature a question asks of, when it writes one in lower
-    case before what kind of feature it is ("the git replay command", "the built-in
-    node:sqlite module", "the Redis socache module"): not a name to the name rules, yet
-    the corpus says nothing of the feature unless some page says the word. "" when the
-    question writes none."""
+    """The word that names the feature a question asks of, when it writes one before what
+    kind of feature it is: in lower case ("the git replay command", "the built-in
+    node:sqlite module", "the Redis socache module"), not a name to the name rules; or as
+    a keyword in capitals ("a RETURNING clause", "the GLOBSORT variable"), a name that
+    the question's other names may be found without. Either way the corpus says nothing
+    of the feature unless some page says the word. "" when the question writes none."""
     match = _FEATURED.search(question)
-    return match.group("word") if match else ""
+    return (match.group("word") or match.group("keyword")) if match else ""
 
 
 _HYPHENS = re.compile(r"[-_\s]+")
@@ -634,11 +635,12 @@ def says_word(text: str, word: str) -> bool:
     ("health-check" is said by "health check"), Markdown's escapes undone
     ("include\\_patterns" says include_patterns): the test of a `featured_word`."""
     said = unescaped(text).lower()
-    return _HYPHENS.sub(" ", word) in _HYPHENS.sub(" ", said)
+    return _HYPHENS.sub(" ", word.lower()) in _HYPHENS.sub(" ", said)
 
 
 _FEATURED = re.compile(
-    r"\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])\s+(?:sub)?(?:command|"
+    r"(?:\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])|"
+    r"\b(?:the|an?)\s+(?:[\w.:/+-]+\s+)?(?P<keyword>[A-Z][A-Z0-9]{2,}))\s+(?:sub)?(?:command|"
     r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
     r"setting|variable|field|flag|parameter)s?\b"
 )
