@@ -64,6 +64,13 @@ def gaps_of(state: State, **options: Any) -> list[Gap]:
     return list(update["gaps"])
 
 
+def unanswered(question: str, *passages: tuple[str, str, str | None]) -> list[str]:
+    """Why the passages do not answer the question, as the gap check says it."""
+    state = state_with(list(passages))
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+
+
 def kinds(gaps: list[Gap]) -> set[str]:
     return {gap.kind for gap in gaps}
 
@@ -380,14 +387,9 @@ def test_the_feature_a_question_names_in_lower_case_must_be_said_where_it_is_ans
     rebase = ("rebase", "Rebase will replay the commits on top of the new base.", None)
     added = ("replay", "The git replay command was added in Git version 2.44.0.", None)
 
-    def unanswered(*passages: tuple[str, str, str | None]) -> list[str]:
-        state = state_with(list(passages))
-        state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-        return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-
-    assert unanswered(bisect, rebase) == ["no passage about it gives a version"]
-    assert unanswered(bisect) == ["no passage mentions replay"]
-    assert unanswered(bisect, added) == []
+    assert unanswered(question, bisect, rebase) == ["no passage about it gives a version"]
+    assert unanswered(question, bisect) == ["no passage mentions replay"]
+    assert unanswered(question, bisect, added) == []
 
 
 def test_a_keyword_in_capitals_the_question_names_must_be_said_where_it_is_answered() -> None:
@@ -404,21 +406,15 @@ def test_a_keyword_in_capitals_the_question_names_must_be_said_where_it_is_answe
     )
     added = ("notes", "PostgreSQL version 17 added a RETURNING clause to MERGE.", None)
 
-    def unanswered(*passages: tuple[str, str, str | None]) -> list[str]:
-        state = state_with(list(passages))
-        state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-        return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-
-    assert unanswered(merge, hints) == ["no passage about it gives a version"]
-    assert unanswered(merge, hints, added) == []
+    assert unanswered(question, merge, hints) == ["no passage about it gives a version"]
+    assert unanswered(question, merge, hints, added) == []
 
 
 def test_a_feature_word_is_said_by_its_markdown_escaped_spelling() -> None:
     """Extracted pages escape underscores: "include\\_patterns" says include_patterns."""
     question = "Which Sphinx version added the include_patterns setting?"
-    state = state_with([("conf", "The include\\_patterns setting was added in Sphinx 5.1.", None)])
-    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-    assert [g.detail for g in gaps_of(state) if g.kind == "unanswered"] == []
+    conf = ("conf", "The include\\_patterns setting was added in Sphinx 5.1.", None)
+    assert unanswered(question, conf) == []
 
 
 def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
