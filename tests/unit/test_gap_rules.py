@@ -14,7 +14,7 @@ from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
-from grounded_research.text.facts import statuses
+from grounded_research.text.facts import name_phrases, statuses
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
 
@@ -103,6 +103,29 @@ def test_uncovered_facets_are_a_gap_pointing_at_new_names() -> None:
     [facet] = [g for g in gaps_of(state) if g.kind == "facet"]
     assert "energy" in facet.detail and "density" in facet.detail
     assert any("Meridian Motors" in q for q in facet.follow_up_queries)
+
+
+def test_the_second_hop_starts_from_the_name_of_what_the_question_describes() -> None:
+    """The name with "High School" in it answers to "the high school", not the passage's
+    first name; and a name ends with its sentence."""
+    question = (
+        "Randall Cunningham II was a multi-sport athlete at the high school located in "
+        "what Nevada city?"
+    )
+    passage = (
+        "Randall Cunningham II is an American high jumper for the USC Trojans. He was a "
+        "quarterback at Bishop Gorman High School. He is a five-time state champion."
+    )
+    state = state_with([("s1", passage, None)])
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    [facet] = [g for g in gaps_of(state) if g.kind == "facet"]
+    assert facet.follow_up_queries[0].startswith("Bishop Gorman High School ")
+    assert not any(". He" in query for query in facet.follow_up_queries)
+
+
+def test_a_weekday_or_a_month_is_no_name_to_search_on() -> None:
+    text = "The awards were held on Monday, July 28, 2014 in Los Angeles, California."
+    assert name_phrases(text) == ["Los Angeles", "California"]
 
 
 def test_sources_that_disagree_on_a_number_conflict() -> None:

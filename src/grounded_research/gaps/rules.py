@@ -426,16 +426,31 @@ def bridge_queries(
     sub_question: SubQuestion, ranked: list[Evidence], focus: list[str], most: int
 ) -> list[str]:
     """Queries that pair what is still missing with names the best passages introduced:
-    the second hop usually starts from an entity the first hop found."""
+    the second hop usually starts from an entity the first hop found. The best passage's
+    names come before the next's, each read within its sentence ("Bishop Gorman High
+    School", not "Bishop Gorman High School. He"); of one passage's names, one that is
+    what the question describes comes first ("Bishop Gorman High School" for "the high
+    school located in what city"), then the others in order of appearance."""
     asked = sub_question.text.lower()
-    names: list[str] = []
-    for record in ranked[:TOP_PASSAGES_FOR_FACETS]:
-        for name in name_phrases(record.text):
-            if name.lower() not in asked and name not in names:
-                names.append(name)
+    relation = relation_words(sub_question.text)
+    order: dict[str, tuple[int, int]] = {}  # name -> (passage rank, -question words)
+    for rank, record in enumerate(ranked[:TOP_PASSAGES_FOR_FACETS]):
+        for start, end in sentences(record.text):
+            for name in name_phrases(record.text[start:end]):
+                if name.lower() not in asked and name not in order:
+                    order[name] = (rank, -len(relation & set(tokenize(name))))
+    names = sorted(order, key=lambda name: order[name])  # stable: first seen first
     focus_text = " ".join(focus[:6])
     queries = [f"{name} {focus_text}".strip() for name in names[:most]]
     return queries or [focus_text]
+
+
+def relation_words(question: str) -> set[str]:
+    """The question's words (as `tokenize` gives them) outside its names and numbers:
+    the nouns and verbs that say what it asks of what it names ("high", "school",
+    "located" in "the high school located in what Nevada city")."""
+    named = {token for term in named_terms(question) for token in tokenize(term)}
+    return {w for w in tokenize(question) if w not in named and not w[:1].isdigit()}
 
 
 def conflict_gaps(state: State) -> list[Gap]:

@@ -208,22 +208,26 @@ def is_name_word(word: str) -> bool:
 _PHRASE = re.compile(
     r"[A-Z][\w'’.&-]*(?:[ \t]+(?:of|the|and|de|da|von|van|for|&)?[ \t]*[A-Z][\w'’.&-]*)*"
 )
-_MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?$", re.IGNORECASE)
+_CALENDAR = re.compile(
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)$",
+    re.IGNORECASE,
+)
 
 
 def name_phrases(text: str) -> list[str]:
     """Multi-word names as written ("Shirley Temple", "Aurora A1"), in order of first
-    appearance; sentence-initial function words, months and bylines left out."""
+    appearance; sentence-initial function words, months, weekdays and bylines left out."""
     found: list[str] = []
     for match in _PHRASE.finditer(text):
         parts = match.group(0).strip(" .,'’").split()
         while parts and (
             parts[0] in _SENTENCE_START_WORDS
-            or _MONTH.match(parts[0])
+            or _CALENDAR.match(parts[0])
             or parts[0] in {"By", "Source", "Photo"}
         ):
             parts = parts[1:]
-        while parts and (_MONTH.match(parts[-1]) or parts[-1].lower() in {"of", "the", "and"}):
+        while parts and (_CALENDAR.match(parts[-1]) or parts[-1].lower() in {"of", "the", "and"}):
             parts = parts[:-1]
         phrase = " ".join(parts).strip(" .,")
         if len(phrase) > 2 and phrase not in found:
