@@ -74,6 +74,7 @@ _FROM_WHEN_ON = re.compile(
 # to begin with.)
 _ORDER_WORDS = ("first", "earlier", "older", "newer", "later", "sooner")
 _ZH_ORDER_WORDS = ("更早", "更晚", "在前")
+_NOT_FACETS = frozenset((*_ORDER_WORDS, *_ZH_ORDER_WORDS))
 # A question that compares two things by when they came ("Which came first, A or B?").
 COMPARISON = re.compile(
     rf"\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|before|after)\b[^?]*\bor\b|"
@@ -90,5 +91,5 @@ def facets_of(text: str) -> list[str]:
     (`COMPARISON`)."""
     words = [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
-        return [w for w in words if w.lower() not in (*_ORDER_WORDS, *_ZH_ORDER_WORDS)]
+        return [w for w in words if w.lower() not in _NOT_FACETS]
     return words
