@@ -196,6 +196,28 @@ def test_a_passage_lies_under_the_path_of_its_first_words() -> None:
     assert path_at(heading_paths("Intro line.\n\n# Title\n"), 0) == ()
 
 
+def test_a_bold_label_ending_with_a_colon_heads_the_items_of_its_list_only() -> None:
+    # a release's notes list another release's changes under a bold label: the item
+    # says what changed, only the label says in which version
+    text = (
+        "## SQLite Release 3.39.2 On 2022-07-21\n\n"
+        "**Changes in version 3.39.0 (2022-06-25):**\n\n"
+        "1. Add (long overdue) support for RIGHT and FULL OUTER JOIN.\n2. Add IS DISTINCT FROM.\n\n"
+        "Prose after the list.\n\n**Bold, no colon**\n\n- An item.\n\n"
+        "**Label with no list:**\n\nProse.\n"
+    )
+    paths = heading_paths(text)
+    release = ("SQLite Release 3.39.2 On 2022-07-21",)
+    labelled = (*release, "Changes in version 3.39.0 (2022-06-25)")
+    assert path_at(paths, text.index("Add (long overdue)")) == labelled
+    assert path_at(paths, text.index("Add IS DISTINCT")) == labelled
+    assert path_at(paths, text.index("Prose after")) == release
+    assert path_at(paths, text.index("An item.")) == release
+    assert path_at(paths, text.index("Prose.")) == release
+    [item] = [c for c in chunk_text(text, 80) if "Add (long overdue)" in text[c.start : c.end]]
+    assert item.headings == labelled
+
+
 def test_a_passage_lies_under_the_path_most_of_its_words_are_under() -> None:
     """A passage that ends one setting's entry and holds most of the next one's is found
     by the next one's heading."""

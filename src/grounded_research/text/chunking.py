@@ -36,6 +36,8 @@ HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is 
 # A line that opens an item of a list: the item's earlier sentences lead its later ones, not
 # the items before it (each option of a list has its own "**Default:**").
 LIST_ITEM = re.compile(rf"[ \t]*{_ITEM_MARK}")
+# A paragraph that is one bold label ending with a colon (`list_labels`).
+_LIST_LABEL = re.compile(r"\*\*(?P<label>[^*\n]{2,120}?)\s*(?:[:：]\*\*|\*\*[:：])")
 # What opens a line of a list, a quote or a heading: not part of the sentence it holds
 # ("9. Upgrade step by step" says no number).
 LINE_MARKER = re.compile(rf"^(?:{_ITEM_MARK}\s*|>\s*|#{{1,6}}\s+)")
@@ -246,7 +248,10 @@ def _trimmed(text: str, start: int, end: int) -> list[Span]:
 def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     """Each markdown heading's position (its first `#`) and its path: the heading with
     the nearest heading of every higher level above it ("Release 15", "Changes",
-    "Server"). A `#` line inside a code fence is code (a shell or Python comment)."""
+    "Server"). A `#` line inside a code fence is code (a shell or Python comment).
+    A list's label (`list_labels`) heads the items of its list, one level below the
+    heading above it: the path goes back to that heading where the list ends (a
+    position past the list's last character, where no sentence starts)."""
     out: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
     fences = code_blocks(text)
@@ -258,6 +263,30 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
             stack.pop()
         stack.append((level, title))
         out.append((match.start(1), tuple(t for _, t in stack)))
+    labelled: list[tuple[int, tuple[str, ...]]] = []
+    for start, end, label in list_labels(text, fences):
+        above = path_at(out, start)
+        labelled += [(start, (*above, label)), (end, above)]
+    return sorted(out + labelled, key=lambda entry: entry[0]) if labelled else out
+
+
+def list_labels(text: str, fences: list[Span]) -> list[tuple[int, int, str]]:
+    """Each list introduced by a label of its own, a paragraph that is all bold and ends
+    with a colon ("**Changes in version 3.39.0 (2022-06-25):**" over the changes of a
+    release's notes, "**Policy Changes:**"): where the label starts, where its list
+    ends, and the label. The items say what changed; only the label says in which
+    release, or of what."""
+    spans = paragraphs(text)
+    out: list[tuple[int, int, str]] = []
+    for at, (start, end) in enumerate(spans):
+        label = _LIST_LABEL.fullmatch(text, start, end)
+        if label is None or at + 1 == len(spans) or (fences and inside(fences, start)):
+            continue
+        last = at
+        while last + 1 < len(spans) and LIST_ITEM.match(text, spans[last + 1][0]):
+            last += 1
+        if last > at:
+            out.append((start, spans[last][1], label["label"].strip()))
     return out
 
 
