@@ -295,6 +295,17 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
 
 
+def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
+    # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
+    # PostgreSQL's heading, not another SQLite release
+    phrases = ["PostgreSQL 15.1", "SQLite 3.40.0"]
+    assert not names_other_release("E.18. Release 15.1", phrases)
+    assert names_other_release("E.17. Release 15.2", phrases)
+    compared = Asked.of("Which was released earlier, PostgreSQL 15.1 or SQLite 3.40.0?")
+    assert compared.answered_by("**Release date:** 2022-11-10", "E.18. Release 15.1")
+    assert not compared.answered_by("**Release date:** 2023-02-09", "E.17. Release 15.2")
+
+
 def test_a_point_release_answers_which_release_of_a_series() -> None:
     """ "From which Apache 2.4 release on …" is answered by "Apache 2.4.39"; "when was
     PostgreSQL 15 released" is not answered by the date of PostgreSQL 15.4."""

@@ -267,10 +267,13 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
     for phrase in phrases:
         *words, number = phrase.lower().split()
         asked.setdefault(tuple(words), set()).add(number)
+    # A changelog's "Release 3.5.4" names no product: it is another release only when it
+    # is none the question names ("Release 15.1" is PostgreSQL 15.1's, when the question
+    # compares PostgreSQL 15.1 with SQLite 3.40.0).
+    headed = set(_RELEASE_HEADED.findall(sentence)) - {n for ns in asked.values() for n in ns}
     for name, numbers in asked.items():
         pattern = _named_release(name, r"(\d+(?:\.\d+)*)(?![\w]|\.\d)")
-        given = set(re.findall(pattern, sentence, re.IGNORECASE))
-        given |= set(_RELEASE_HEADED.findall(sentence))  # a changelog's "Release 3.5.4"
+        given = set(re.findall(pattern, sentence, re.IGNORECASE)) | headed
         if series:
             given = {g for g in given if not any(g.startswith(f"{n}.") for n in numbers)}
             if not given:
