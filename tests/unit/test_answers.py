@@ -227,6 +227,14 @@ def test_a_passage_names_the_subject_with_its_exact_number(
     assert names_subject(text, subject, title, location) is named
 
 
+def test_a_passage_that_opens_with_a_labelled_list_is_read_without_a_heading_after_it() -> None:
+    # a passage cut below its page's headings: the list's label is its only heading, and
+    # where the list ends no heading is above (an empty path)
+    text = "**Debian needs:**\n\n- 256 MB of RAM\n\nDebian needs little."
+    (subject,) = subjects("How much RAM does Debian 12 need?")
+    assert not names_subject(text, subject, "3.4. Meeting Minimum Hardware Requirements", "")
+
+
 @pytest.mark.parametrize(
     ("text", "phrase", "mentioned"),
     [

@@ -27,7 +27,12 @@ from grounded_research.selection.strategies import (
     keyword_scores,
 )
 from grounded_research.selection.vectors import VectorFile
-from grounded_research.selection.wholeness import frames_at, needs_next, needs_previous
+from grounded_research.selection.wholeness import (
+    frames_at,
+    heading_answer,
+    needs_next,
+    needs_previous,
+)
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
 from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import chunk_text, heading_paths
@@ -674,3 +679,18 @@ def test_a_follow_up_find_is_selected_only_when_it_bears_on_the_sub_question(
 
     assert chosen(0.4) == {planned, bridge}
     assert chosen(0.0) == {planned, noise, bridge}
+
+
+def test_the_heading_that_answers_is_a_heading_line_not_where_a_labelled_list_ends() -> None:
+    # the end of a labelled list returns to the release's path at a position that holds
+    # no heading: the release's date is read from its heading line
+    text = (
+        "## SQLite Release 3.39.2 On 2022-07-21\n\n**Changes in version 3.39.0:**\n\n"
+        "1. Add RIGHT JOIN.\n\nFix a problem in the query planner that could cause wrong results.\n"
+    )
+    headings = tuple(heading_paths(text))
+    [chunk] = [c for c in chunk_text(text, 60) if "query planner" in text[c.start : c.end]]
+    asked = Asked.of("On what date was SQLite 3.39.2 released?")
+    answer = heading_answer(text, headings, chunk, asked, "SQLite Release 3.39.2")
+    assert answer is not None
+    assert text[answer.start : answer.end] == "## SQLite Release 3.39.2 On 2022-07-21"

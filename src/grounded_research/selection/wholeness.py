@@ -157,7 +157,11 @@ def heading_answer(
     """The line of the nearest heading above the chunk, on its path, that gives the
     value asked for (`Asked.heads_answer`; the caller knows the chunk does not), with
     the headings above it; None otherwise."""
-    above = [(position, path) for position, path in headings if position < chunk.start]
+    above = [  # heading lines: not where a labelled block ends (`heading_paths`)
+        (position, path)
+        for position, path in headings
+        if position < chunk.start and text[position : position + 1].strip()
+    ]
     for depth in range(len(chunk.headings), 0, -1):
         path = chunk.headings[:depth]
         at = next((position for position, p in reversed(above) if p == path), None)

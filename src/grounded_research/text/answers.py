@@ -493,7 +493,7 @@ def names_subject(
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
-        headings = (path[-1] for _, path in heading_paths(text))
+        headings = (path[-1] for _, path in heading_paths(text) if path)
         headed = "\n".join([title, collection, *headings])
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (
