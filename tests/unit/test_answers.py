@@ -303,6 +303,17 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
 
 
+def test_a_release_notes_item_answers_which_version_through_the_release_above_it() -> None:
+    # the item tells the change, the label above it the release
+    asked = Asked.of("Which SQLite version added RIGHT and FULL OUTER JOIN?")
+    frame = "SQLite Release 3.39.2 On 2022-07-21\nChanges in version 3.39.0 (2022-06-25)"
+    assert asked.answered_by("Add (long overdue) support for RIGHT and FULL OUTER JOIN.", frame)
+    assert not asked.answered_by("Fix a bug in the query planner.", frame)  # another change
+    assert not asked.answered_by("Add support for RIGHT JOIN.", "SELECT")  # no release above
+    removed = Asked.of("In which SQLite version was RIGHT JOIN removed?")
+    assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
+
+
 def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
     # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
     # PostgreSQL's heading, not another SQLite release

@@ -283,6 +283,9 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
     return False
 
 
+# A heading that names a release: "Release 5.1.0", "Changes in version 3.39.0", "Django
+# 4.0 release notes", "What's New In Python 3.11".
+_RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what'?s new)\b|版本|发布", re.IGNORECASE)
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 
 
@@ -834,6 +837,9 @@ class Asked(NamedTuple):
         another code name's entry ("Deprecated since version 3.9" under math.factorial is
         not when math.isqrt came)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
+        release = self._release_above(stated, frame)
+        if release:  # a release's notes: the item tells the change, the heading its release
+            stated = f"{release}\n{stated}"
         series = self.kind == "version"
         if not holds_answer(self.kind, stated) or names_other_release(
             sentence, self.phrases, series
@@ -860,6 +866,24 @@ class Asked(NamedTuple):
         ):
             return False  # a page's "Date:" field is not the day its subject came out
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
+
+    def _release_above(self, sentence: str, frame: str) -> str:
+        """Asked in which version something changed, of a sentence that tells that
+        change and no version ("Add (long overdue) support for RIGHT and FULL OUTER
+        JOIN."): the nearest heading above it that names a release ("Changes in version
+        3.39.0 (2022-06-25)", "Django 4.0 release notes"), which a release's notes give
+        once for all their items; "" otherwise."""
+        if (
+            self.kind != "version"
+            or not self.events
+            or holds_answer(self.kind, sentence)
+            or not events_in(sentence, self.kind) & self.events
+        ):
+            return ""
+        for heading in reversed(frame.split("\n")):
+            if _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading):
+                return heading
+        return ""
 
     def entry_labelled(self, text: str, spans: Sequence[tuple[int, int, str]], at: int) -> int:
         """Where the entry ends that the sentence at `at` labels, when it is a label (it
