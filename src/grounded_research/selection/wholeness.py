@@ -23,7 +23,7 @@ from itertools import pairwise
 
 from grounded_research.gaps.conflicts import frame
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import Chunk, chunk_text, path_at
+from grounded_research.text.chunking import Chunk, chunk_text, heading_lines, path_at
 from grounded_research.text.facts import is_unit
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
@@ -157,10 +157,10 @@ def heading_answer(
     """The line of the nearest heading above the chunk, on its path, that gives the
     value asked for (`Asked.heads_answer`; the caller knows the chunk does not), with
     the headings above it; None otherwise."""
-    above = [  # heading lines: not where a labelled block ends (`heading_paths`)
+    above = [
         (position, path)
-        for position, path in headings
-        if position < chunk.start and text[position : position + 1].strip()
+        for position, path in heading_lines(text, headings)
+        if position < chunk.start
     ]
     for depth in range(len(chunk.headings), 0, -1):
         path = chunk.headings[:depth]

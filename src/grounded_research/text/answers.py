@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
-from grounded_research.text.chunking import HEADING_LINE, heading_paths, sentences
+from grounded_research.text.chunking import HEADING_LINE, heading_lines, heading_paths, sentences
 from grounded_research.text.facets import COMPARISON, facets_of
 from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
 from grounded_research.text.normalize import unaccented, unescaped
@@ -496,7 +496,7 @@ def names_subject(
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
-        headings = (path[-1] for _, path in heading_paths(text) if path)
+        headings = (path[-1] for _, path in heading_lines(text, heading_paths(text)))
         headed = "\n".join([title, collection, *headings])
         released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
         if not (all(part.lower() in frame for part in name) and released) and not (

@@ -251,7 +251,8 @@ def heading_paths(text: str) -> list[tuple[int, tuple[str, ...]]]:
     "Server"). A `#` line inside a code fence is code (a shell or Python comment).
     A list's label (`list_labels`) heads the items of its list, one level below the
     heading above it: the path goes back to that heading where the list ends (a
-    position past the list's last character, where no sentence starts)."""
+    position past the list's last character, where no sentence starts; `heading_lines`
+    leaves it out)."""
     out: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
     fences = code_blocks(text)
@@ -356,6 +357,14 @@ def inside(spans: list[Span], position: int) -> bool:
     """Whether the position lies in one of the sorted, disjoint spans."""
     at = bisect_right(spans, position, key=lambda span: span[0]) - 1
     return at >= 0 and position < spans[at][1]
+
+
+def heading_lines(
+    text: str, paths: Sequence[tuple[int, tuple[str, ...]]]
+) -> list[tuple[int, tuple[str, ...]]]:
+    """The entries of `heading_paths` that start a heading's line (a `#` heading or a
+    list's label): not where a labelled list ends, which holds no heading."""
+    return [(position, path) for position, path in paths if text[position : position + 1].strip()]
 
 
 def path_at(paths: Sequence[tuple[int, tuple[str, ...]]], position: int) -> tuple[str, ...]:
