@@ -314,6 +314,20 @@ def test_a_release_notes_item_answers_which_version_through_the_release_above_it
     assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
 
 
+def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
+    size = Asked.of("How many megabytes may Sphinx's search index cache use by default?")
+    days = "The default is `5`, meaning five days."
+    assert size.measures_otherwise(days)
+    assert not size.measures_otherwise("The default is `5`.")  # a bare number may be MB
+    assert not size.measures_otherwise("The cache keeps 50 MB for a day.")
+    assert size.measures_otherwise("Set it negative for no limit.", lead=days)
+    assert not size.answered_by(days, "search index cache")
+    wait = Asked.of("How long does PostgreSQL wait on a lock before checking for a deadlock?")
+    assert wait.measures_otherwise("The buffer holds 8 MB.")
+    assert not wait.measures_otherwise("The default is one second (1s).")
+    assert not Asked.of("How long is the bridge?").dimension  # a length, or a time: not told
+
+
 def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
     # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
     # PostgreSQL's heading, not another SQLite release

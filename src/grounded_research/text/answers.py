@@ -725,6 +725,38 @@ _MEASURE_ASKED = re.compile(
     r"\bhow\s+much\s+(?:memory|ram|space|disk|storage)\b|多长|多久|多大|多高|多远|多重",
     re.IGNORECASE,
 )
+# A question that asks for a quantity in one dimension, and a quantity said in it: size or
+# time. ("How long" asks for a time when a verb follows: "how long does it wait", not
+# "how long is the bridge".)
+_AMOUNT = rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:an?|one|{_NUMBER_WORDS})[\s-]+)"
+_DIMENSIONS = {
+    "size": (
+        re.compile(
+            r"\bhow\s+many\s+(?:(?:kilo|mega|giga|tera)?bytes|[kmgt]i?b)\b|"
+            r"\bhow\s+much\s+(?:memory|ram|space|disk|storage)\b|多少\s*(?:字节|[KMGT]i?B)",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            rf"{_AMOUNT}(?:[kmgtp]i?b|bytes?|(?:kilo|mega|giga|tera)bytes?)\b|"
+            r"\d\s*(?:[KMGT]i?B|字节)",
+            re.IGNORECASE,
+        ),
+    ),
+    "time": (
+        re.compile(
+            r"\bhow\s+many\s+(?:milliseconds|ms|seconds|minutes|hours|days|weeks|months|"
+            r"years)\b|\b(?:for|after)\s+how\s+long\b|"
+            r"\bhow\s+long\s+(?:does|do|did|will|would|can|may|must|should)\b|"
+            r"多少\s*(?:毫秒|秒|分钟|小时|天|周|个?月|年)|多久",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            rf"{_AMOUNT}(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
+            r"days?|weeks?|months?|years?)\b|\d\s*(?:毫秒|秒|分钟|小时|天|周|个月|年)",
+            re.IGNORECASE,
+        ),
+    ),
+}
 _MEASURED = re.compile(
     rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:a|an|one|{_NUMBER_WORDS})[\s-]+)(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
@@ -795,6 +827,7 @@ class Asked(NamedTuple):
     events: frozenset[str] = frozenset()  # what the value is of: added, … (`events_in`)
     of_event: re.Pattern[str] | None = None  # what tells the asked change or release
     names: frozenset[str] = frozenset()  # its names as search tokens ("sam", "hartman")
+    dimension: str = ""  # "size" or "time" when the question asks in one (`_DIMENSIONS`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -811,6 +844,7 @@ class Asked(NamedTuple):
             events_in(question, kind),
             _asked_event(question, kind),
             frozenset(tokenize(" ".join(named_terms(question)))),
+            next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -845,6 +879,8 @@ class Asked(NamedTuple):
             sentence, self.phrases, series
         ):
             return False
+        if self.measures_otherwise(sentence, lead):
+            return False
         read = f"{frame}\n{lead}" if lead else frame
         if self.codes and (
             self.under_other_code(frame)
@@ -866,6 +902,21 @@ class Asked(NamedTuple):
         ):
             return False  # a page's "Date:" field is not the day its subject came out
         return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
+
+    def measures_otherwise(self, sentence: str, lead: str = "") -> bool:
+        """Asked in one dimension ("how many megabytes", "how long does it wait"),
+        whether the sentence gives a quantity in another and none in that one, or, giving
+        none, the sentences before it in its paragraph (`lead`) do: "Set this to a
+        negative value to cache inventories for unlimited time." after "The default is 5,
+        meaning five days" does not say how many megabytes a cache may use. A bare number
+        ("the default is 5") may be in the asked unit: not ruled out."""
+        if not self.dimension:
+            return False
+        for text in (sentence, lead):
+            said = [d for d, (_, unit) in _DIMENSIONS.items() if unit.search(text)]
+            if said:
+                return self.dimension not in said
+        return False
 
     def _release_above(self, sentence: str, frame: str) -> str:
         """Asked in which version something changed, of a sentence that tells that
