@@ -314,6 +314,18 @@ def test_a_release_notes_item_answers_which_version_through_the_release_above_it
     assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
 
 
+def test_a_whats_new_item_dates_one_side_of_a_comparison_through_its_title() -> None:
+    # "What’s New In Python 3.8" (a typographic apostrophe, as Python's docs write it)
+    # gives the release of the change its item tells
+    compared = Asked.of("Which was added to Python first, math.isqrt() or functools.cache()?")
+    added = "Added a new function `math.isqrt()` for computing integer square roots."
+    assert compared.answered_by(added, "What’s New In Python 3.8\nImproved Modules\nmath")
+    assert compared.answered_by(added, "What's New In Python 3.8\nmath")
+    assert not compared.answered_by(added, "math — Mathematical functions")  # no release
+    removed = "Removed `math.isqrt()` support for floats."
+    assert not compared.answered_by(removed, "What’s New In Python 3.8\nmath")  # another event
+
+
 def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     size = Asked.of("How many megabytes may Sphinx's search index cache use by default?")
     days = "The default is `5`, meaning five days."

@@ -515,6 +515,21 @@ def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() 
     assert gap.follow_up_queries == ["Python 3.9 release came"]
 
 
+def test_a_comparison_without_a_value_to_compare_searches_each_side() -> None:
+    """Both sides named, neither dated: the next searches are for each side with the
+    question's words, not for the names the passages happen to mention ("True")."""
+    question = "Which was added to Python first, math.isqrt() or functools.cache()?"
+    state = state_with(
+        [
+            ("math", "Return the integer square root of n in Python: math.isqrt().", None),
+            ("functools", "True: Python's functools.cache() is a lightweight cache.", None),
+        ]
+    )
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
+    assert gap.follow_up_queries == ["math.isqrt added", "functools.cache added"]
+
+
 def test_a_year_no_passage_mentions_is_searched_for_with_the_question_s_words() -> None:
     """The founding year a multi-hop question gives is on the page of the place, which the
     first search found but did not keep: the next search asks for it."""

@@ -129,6 +129,10 @@ def coverage_gaps(
         missing_subjects = unnamed or [
             (set(), [number]) for number in unsaid_numbers(state, sub_question, ranked)
         ]
+        if not missing_subjects and asked_kind(sub_question.text) == "comparison":
+            # Both sides named, a value to compare missing: each side's own page holds
+            # its date or version, not a page about a name the first passages mention.
+            missing_subjects = subjects(sub_question.text)[-2:]
         queries = subject_queries(sub_question, missing_subjects)[: context.follow_up_queries]
         gaps.append(new_gap(state, sub_question, "unanswered", unanswered, queries or follow_ups))
     if missing:

@@ -285,7 +285,7 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 
 # A heading that names a release: "Release 5.1.0", "Changes in version 3.39.0", "Django
 # 4.0 release notes", "What's New In Python 3.11".
-_RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what'?s new)\b|版本|发布", re.IGNORECASE)
+_RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 
 
@@ -786,7 +786,7 @@ _BOUNDS = {
 }
 
 
-_TOLD = {"date": _EVENTS, "version": _EVENTS, "quantity": _BOUNDS}
+_TOLD = {"date": _EVENTS, "version": _EVENTS, "comparison": _EVENTS, "quantity": _BOUNDS}
 _RELEASED = re.compile(r"\breleas(?:e|ed|es|ing)\b|发布|发行", re.I)
 # A field that names only its value's kind: a page's own date or version ("Date:
 # October 07, 2026" in a Sphinx page's field list is the day the page was built).
@@ -919,13 +919,14 @@ class Asked(NamedTuple):
         return False
 
     def _release_above(self, sentence: str, frame: str) -> str:
-        """Asked in which version something changed, of a sentence that tells that
-        change and no version ("Add (long overdue) support for RIGHT and FULL OUTER
-        JOIN."): the nearest heading above it that names a release ("Changes in version
-        3.39.0 (2022-06-25)", "Django 4.0 release notes"), which a release's notes give
-        once for all their items; "" otherwise."""
+        """Asked in which version something changed, or which of two changed first, of a
+        sentence that tells that change and no version ("Add (long overdue) support for
+        RIGHT and FULL OUTER JOIN."): the nearest heading above it that names a release
+        ("Changes in version 3.39.0 (2022-06-25)", "Django 4.0 release notes", "What’s
+        New In Python 3.8", a title), which a release's notes give once for all their
+        items; "" otherwise."""
         if (
-            self.kind != "version"
+            self.kind not in ("version", "comparison")
             or not self.events
             or holds_answer(self.kind, sentence)
             or not events_in(sentence, self.kind) & self.events
