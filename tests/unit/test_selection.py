@@ -694,3 +694,29 @@ def test_the_heading_that_answers_is_a_heading_line_not_where_a_labelled_list_en
     answer = heading_answer(text, headings, chunk, asked, "SQLite Release 3.39.2")
     assert answer is not None
     assert text[answer.start : answer.end] == "## SQLite Release 3.39.2 On 2022-07-21"
+
+
+def test_a_follow_up_query_s_passages_come_after_an_answer_in_hand(tmp_path: Path) -> None:
+    """The question's own search found "New in version 5.1." under include_patterns; a
+    follow-up query's best passages ("Example sphinx setting") rank after it, not before,
+    so that the budget cannot push the answer out. Without an answer in hand, or before
+    any follow-up, the ranking is left as it is."""
+    from grounded_research.gaps.headings import HeadingsAt
+
+    question = "In which Sphinx version was the include_patterns setting added?"
+    sub_question = SubQuestion(id="q0", text=question, queries=[question])
+    world = World(tmp_path, chunk_size=1000)
+    guess = world.add("napoleon.md", "# Example\n\nExample Google style docstrings.", "Example")
+    answer = world.add("conf.md", ENTRY, question)
+    other = world.add("build.md", "# Build\n\nRun sphinx-build to build the docs.", question)
+    guessed, answering, plain = (world.chunks[s][0] for s in (guess, answer, other))
+    headings_at = HeadingsAt(world.sources, world.store.get)
+
+    def ranked(order: list[Evidence], asked: str = question) -> list[str]:
+        sq = sub_question.model_copy(update={"text": asked, "queries": [asked]})
+        return [r.id for r in stage.answers_before_guesses(sq, order, world.sources, headings_at)]
+
+    assert ranked([guessed, plain, answering]) == [plain.id, answering.id, guessed.id]
+    assert ranked([plain, answering]) == [plain.id, answering.id]  # no follow-up yet
+    unanswered = [guessed, plain]
+    assert ranked(unanswered) == [guessed.id, plain.id]
