@@ -65,6 +65,12 @@ from grounded_research.text.normalize import unaccented
         ("Which directive sets the default timeout of a request?", "name"),
         ("How many seconds does the server wait by default?", "quantity"),
         ("The team represented the university, which was founded in what year?", "date"),
+        # "who" asks for a name when it is the question word, not when it opens a clause
+        ("Who directed the film?", "name"),
+        ("The album is by a group that was formed by who?", "name"),
+        ("When was the author who wrote the novel born?", "date"),
+        ("What year did the series starring the actor who played Dexter air?", "date"),
+        ("The pilot who had how many victories was his friend?", "quantity"),
         ("Which port does apt-cacher-ng listen on by default?", "quantity"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),

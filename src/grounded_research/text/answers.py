@@ -78,7 +78,8 @@ _QUANTITY = re.compile(
 _NAME = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}(?:command|function|option|setting|parameter|module|"
     r"method|class|tool|file|package|statement|clause|keyword|variable|directory|program|"
-    r"utility|flag|operator|type|field|library|format|name)s?\b|\bwho\b|\bwhat\s+is\s+called\b|"
+    r"utility|flag|operator|type|field|library|format|name)s?\b|^\W*who\b|\bwho\W*$|"
+    r"\bwhat\s+is\s+called\b|"
     r"(?:命令|文件|软件包|工具|选项|参数|目录|程序)是哪(?:一)?(?:个|些)|哪些(?:命令|文件|工具|软件包|程序)|"
     r"哪个命令|什么命令|哪条命令|哪个文件|什么文件|哪个软件包|什么软件包|哪个工具|什么工具|"
     r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁",
