@@ -123,19 +123,6 @@ def test_the_second_hop_starts_from_the_name_of_what_the_question_describes() ->
     assert not any(". He" in query for query in facet.follow_up_queries)
 
 
-def test_a_word_the_title_or_the_place_says_is_covered() -> None:
-    """A page of Sphinx's configuration says "include_patterns", not "Sphinx": its title
-    and its place (sphinx-doc/…) say what it is about. Only a word none of them says is
-    a facet to search on."""
-    question = "In which Sphinx version was the include_patterns option added?"
-    state = state_with([("conf", "include_patterns: New in version 5.1.", None)])
-    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-    state.sources["conf"].location = "sphinx-doc/html/usage/configuration.html"
-    titled(state, conf="Configuration")
-    facets = [g.detail for g in gaps_of(state) if g.kind == "facet"]
-    assert facets == ["not covered: option, added"]
-
-
 def test_a_weekday_or_a_month_is_no_name_to_search_on() -> None:
     text = "The awards were held on Monday, July 28, 2014 in Los Angeles, California."
     assert name_phrases(text) == ["Los Angeles", "California"]

@@ -119,9 +119,7 @@ def coverage_gaps(
             )
         ]
     gaps: list[Gap] = []
-    missing = uncovered(
-        sub_question, [_in_place(state, e) for e in ranked[:TOP_PASSAGES_FOR_FACETS]]
-    )
+    missing = uncovered(sub_question, [e.text for e in ranked[:TOP_PASSAGES_FOR_FACETS]])
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
@@ -378,9 +376,7 @@ def _in_any(name: str, phrases: list[str]) -> bool:
 
 
 def uncovered(sub_question: SubQuestion, texts: list[str]) -> list[str]:
-    """The sub-question's facets that none of these texts mentions (a passage read with
-    its title, headings and place, `_in_place`: a page of sphinx-doc/… titled
-    "Configuration" is about Sphinx without saying it)."""
+    """The sub-question's facets that none of these texts mentions."""
     covered = set(tokenize(" ".join(texts)))
     facets = sub_question.facets or facets_of(sub_question.text)
     return [f for f in facets if not set(tokenize(f)) <= covered]
