@@ -701,8 +701,6 @@ def test_a_follow_up_query_s_passages_come_after_an_answer_in_hand(tmp_path: Pat
     follow-up query's best passages ("Example sphinx setting") rank after it, not before,
     so that the budget cannot push the answer out. Without an answer in hand, or before
     any follow-up, the ranking is left as it is."""
-    from grounded_research.gaps.headings import HeadingsAt
-
     question = "In which Sphinx version was the include_patterns setting added?"
     sub_question = SubQuestion(id="q0", text=question, queries=[question])
     world = World(tmp_path, chunk_size=1000)
@@ -710,11 +708,12 @@ def test_a_follow_up_query_s_passages_come_after_an_answer_in_hand(tmp_path: Pat
     answer = world.add("conf.md", ENTRY, question)
     other = world.add("build.md", "# Build\n\nRun sphinx-build to build the docs.", question)
     guessed, answering, plain = (world.chunks[s][0] for s in (guess, answer, other))
-    headings_at = HeadingsAt(world.sources, world.store.get)
+    framed = world.assembler().frames_at
 
     def ranked(order: list[Evidence], asked: str = question) -> list[str]:
         sq = sub_question.model_copy(update={"text": asked, "queries": [asked]})
-        return [r.id for r in stage.answers_before_guesses(sq, order, world.sources, headings_at)]
+        found = stage.answers_before_guesses(sq, Asked.of(asked), order, framed)
+        return [r.id for r in found]
 
     assert ranked([guessed, plain, answering]) == [plain.id, answering.id, guessed.id]
     assert ranked([plain, answering]) == [plain.id, answering.id]  # no follow-up yet

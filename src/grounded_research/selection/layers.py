@@ -156,7 +156,7 @@ class Assembler:
                 rest.append((rank, record))
                 continue
             if asked and (
-                asked.answered_in(placed.records[0].text, self._frames_at(placed.records[0]))
+                asked.answered_in(placed.records[0].text, self.frames_at(placed.records[0]))
                 or self._add_heading(placed, asked, full_cap - spent)
             ):
                 asked = None  # answered, by it or its heading: the others go in as they are
@@ -197,7 +197,7 @@ class Assembler:
     def _frame_of(self, record: Evidence) -> str:
         return frame(self._title_of(record), record.headings)
 
-    def _frames_at(self, record: Evidence) -> Callable[[int], str]:
+    def frames_at(self, record: Evidence) -> Callable[[int], str]:
         """The frame at each offset of the record (`HeadingsAt`)."""
         title = self._title_of(record)
         return lambda offset: frame(title, self.headings_at(record, offset))

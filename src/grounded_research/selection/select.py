@@ -20,7 +20,6 @@ from typing import Any, Protocol, TypeVar
 from grounded_research.configuration import Context
 from grounded_research.errors import GroundedResearchError
 from grounded_research.gaps.conflicts import frame
-from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.kinds import CONFLICT_KINDS, LACKING_KINDS
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.selection.budget import count_tokens, share_by_need
@@ -73,19 +72,19 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
         state.sub_questions, owned, state.sources, text_of, ranker, context.chunk_size
     )
     warnings += ranked.warnings
-    headings_at = HeadingsAt(state.sources, text_of)
+    assembler = Assembler(text_of, state.sources, context.chunk_size, ranked.strategy)
+    asked = {sq.id: Asked.of(sq.text) for sq in state.sub_questions}
     for sub_question in state.sub_questions:
         order = ranked.order.get(sub_question.id)
         if order:
             ranked.order[sub_question.id] = answers_before_guesses(
-                sub_question, order, state.sources, headings_at
+                sub_question, asked[sub_question.id], order, assembler.frames_at
             )
     demand = {
         sq_id: sum(count_tokens(e.text) for e in records[: context.evidence_per_sub_question])
         for sq_id, records in ranked.order.items()
     }
     shares = share_by_need(context.evidence_budget, demand, need_weights(state))
-    assembler = Assembler(text_of, state.sources, context.chunk_size, ranked.strategy)
     fitted: dict[str, Fitted] = {}
     for sub_question in state.sub_questions:
         fitted[sub_question.id] = assembler.fit(
@@ -94,7 +93,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
             shares.get(sub_question.id, 0),
             context.evidence_per_sub_question,
             context.sources_per_sub_question,
-            Asked.of(sub_question.text),
+            asked[sub_question.id],
         )
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
     unselected = [e for records in ranked.order.values() for e in records if e.id not in placed_ids]
@@ -295,32 +294,31 @@ MEASURED_KINDS = ("date", "version", "quantity")
 
 def answers_before_guesses(
     sub_question: SubQuestion,
+    asked: Asked,
     ranked: list[Evidence],
-    sources: dict[str, Source],
-    headings_at: HeadingsAt,
+    frames_at: Callable[[Evidence], Callable[[int], str]],
 ) -> list[Evidence]:
     """The ranking with what a follow-up query found after every passage the
     sub-question's own searches found that answers it (`Asked.answered_in`, the gap
-    check's test): a follow-up is a guess at a gap, and its best passage, however well
-    it matches its own query, does not push out an answer already in hand. Only for a
-    date, a version or a number (`MEASURED_KINDS`): a sentence holding a name answers a
-    question about the name a multi-hop question describes as well as the one it asks
-    for, which the follow-ups are for."""
-    asked = Asked.of(sub_question.text)
+    check's test, each sentence read under its frame: `frames_at`): a follow-up is a
+    guess at a gap, and its best passage, however well it matches its own query, does
+    not push out an answer already in hand. Only for a date, a version or a number
+    (`MEASURED_KINDS`): a sentence holding a name answers a question about the name a
+    multi-hop question describes as well as the one it asks for, which the follow-ups
+    are for."""
     if asked.kind not in MEASURED_KINDS:
         return ranked
     planned = {sub_question.text, *sub_question.queries}
     if all(record.query in planned for record in ranked):
         return ranked  # the first search: no guesses yet
-
-    def answers(record: Evidence) -> bool:
-        source = sources.get(record.source_id)
-        title = source.title if source else ""
-        return record.query in planned and asked.answered_in(
-            record.text, lambda offset: frame(title, headings_at(record, offset))
-        )
-
-    last = max((at for at, record in enumerate(ranked) if answers(record)), default=-1)
+    last = max(
+        (
+            at
+            for at, record in enumerate(ranked)
+            if record.query in planned and asked.answered_in(record.text, frames_at(record))
+        ),
+        default=-1,
+    )
     if last < 0:
         return ranked
     head = ranked[: last + 1]

@@ -726,10 +726,11 @@ _MEASURE_ASKED = re.compile(
     r"\bhow\s+much\s+(?:memory|ram|space|disk|storage)\b|多长|多久|多大|多高|多远|多重",
     re.IGNORECASE,
 )
+# A number as docs write it before a unit: in digits or in words ("five days", "a minute").
+_AMOUNT = rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:an?|one|{_NUMBER_WORDS})[\s-]+)"
 # A question that asks for a quantity in one dimension, and a quantity said in it: size or
 # time. ("How long" asks for a time when a verb follows: "how long does it wait", not
 # "how long is the bridge".)
-_AMOUNT = rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:an?|one|{_NUMBER_WORDS})[\s-]+)"
 _DIMENSIONS = {
     "size": (
         re.compile(
@@ -759,7 +760,7 @@ _DIMENSIONS = {
     ),
 }
 _MEASURED = re.compile(
-    rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:a|an|one|{_NUMBER_WORDS})[\s-]+)(?:km|kilomet(?:er|re)s?|"
+    rf"{_AMOUNT}(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
     r"min(?:ute)?s?|h|hours?|d|days?|w|weeks?|months?|years?|[kmgt]i?b|bytes?|"
     r"(?:kilo|mega|giga|tera)bytes?|kg|tons?|tonnes?|pounds?|lbs?)\b|"
