@@ -13,6 +13,7 @@ from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.report.body import (
     SENTENCES_PER_SUB_QUESTION,
     Quote,
+    answer_line,
     best_sentences,
     hop_pages,
     instruction_lines,
@@ -1069,3 +1070,18 @@ def test_names_the_best_passage_leaves_out_qualify_what_the_sources_call_it() ->
     titles["s1"] = "Quotas"
     records[0] = records[0].model_copy(update={"round": 2})  # the Linux page is the best now
     assert "The quota system allows you to set four limits." not in ranked()
+
+
+def test_a_name_question_is_not_answered_by_the_names_it_gives() -> None:
+    """ "Which key opens the BIOS/UEFI setup menu?": the sentence that repeats the
+    question's own names ("To enter the BIOS/UEFI setup menu you have to press a key")
+    holds no name that answers; the one after it, naming Delete and F2, does."""
+    restated = "To enter the BIOS/UEFI setup menu you have to press a key after power-on."
+    answer = "Often it is the **Delete** or the **F2** key, but some manufacturers use others."
+    record = passage(f"{restated} {answer}")
+    asked = Asked.of("Which key usually opens the BIOS/UEFI setup menu?")
+
+    line = answer_line(asked, [Quote(record, restated, ()), Quote(record, answer, ())], {})
+
+    assert line is not None and line.sentence == answer
+    assert not asked.holds(restated) and asked.holds(answer)

@@ -483,7 +483,7 @@ def test_a_release_named_only_in_passing_is_not_what_a_passage_is_about() -> Non
     brings; the notes titled with 3.13 do, and so does a page about no release."""
     question = "What new features does Python 3.13 introduce?"
     state = state_with(
-        [("notes", "Of the new features, imp is deprecated and removed in Python 3.13.", None)]
+        [("notes", "Of the new features, `imp` is deprecated and removed in Python 3.13.", None)]
     )
     titled(state, notes="What's New In Python 3.11")
     state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])

@@ -853,9 +853,20 @@ class Asked(NamedTuple):
         """Whether the sentence holds a value of the asked kind (`holds_answer`); a
         length, a duration or a size asked for, with a unit: "How long is the bridge?"
         is answered by "nearly 8 km", not by "a population of 3.7 million"."""
-        if not holds_answer(self.kind, sentence):
+        if not self.holds(sentence):
             return False
         return not self.measure or _MEASURED.search(sentence) is not None
+
+    def holds(self, sentence: str) -> bool:
+        """`holds_answer`, a name asked for being one the question does not give: "To
+        enter the BIOS/UEFI setup menu you have to press a key" names nothing that
+        answers "Which key opens the BIOS/UEFI setup menu?"; "Often it is the Delete or
+        the F2 key" does."""
+        if self.kind != "name":
+            return holds_answer(self.kind, sentence)
+        given = self.names | set(tokenize(" ".join(self.codes)))
+        said = [*_CODE.findall(sentence), *named_terms(sentence)]
+        return any(set(tokenize(name)) - given for name in said)
 
     def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
         """Whether the sentence, under its title and headings (`frame`) and after the
@@ -877,9 +888,7 @@ class Asked(NamedTuple):
         if release:  # a release's notes: the item tells the change, the heading its release
             stated = f"{release}\n{stated}"
         series = self.kind == "version"
-        if not holds_answer(self.kind, stated) or names_other_release(
-            sentence, self.phrases, series
-        ):
+        if not self.holds(stated) or names_other_release(sentence, self.phrases, series):
             return False
         if self.measures_otherwise(sentence, lead):
             return False
