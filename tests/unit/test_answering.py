@@ -1085,3 +1085,13 @@ def test_a_name_question_is_not_answered_by_the_names_it_gives() -> None:
 
     assert line is not None and line.sentence == answer
     assert not asked.holds(restated) and asked.holds(answer)
+
+
+def test_a_number_answers_a_what_question_that_asks_for_a_count() -> None:
+    """ "What" asks for a name by its form and for a count by its meaning: a sentence with
+    no name besides the question's own answers it with a number."""
+    asked = Asked.of("What iteration count does the PBKDF2 key derivation use by default?")
+
+    assert asked.kind == "name"
+    assert asked.holds("By default the PBKDF2 key derivation runs 600000 iterations.")
+    assert not asked.holds("The PBKDF2 key derivation is slow on purpose.")
