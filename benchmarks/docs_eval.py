@@ -6,8 +6,9 @@
     python benchmarks/docs_eval.py --set manuals --split dev    # the second set (below)
     python benchmarks/docs_eval.py --set admin-zh --split test  # the fourth (Chinese)
     python benchmarks/docs_eval.py --set tools --split dev      # the seventh
+    python benchmarks/docs_eval.py --set libs --split dev       # the eighth
 
-Six sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+Seven sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
 `--data` (default benchmarks/.data/, git-ignored):
 
 - `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
@@ -22,6 +23,9 @@ Six sets, each with its own corpus, fetched once by benchmarks/debian_docs.py in
 - `--set tools`, benchmarks/tools_eval/: three tools' documentation the project was never
   tuned on (Postfix 3.7, OpenSSL 3.0's libssl manual pages rendered to HTML by mandoc,
   CMake 3.25: 2,681 HTML files), in `<data>/corpus-tools`;
+- `--set libs`, benchmarks/libs_eval/: five Python libraries' Sphinx documentation the
+  project was never tuned on (Flask 2.2, Jinja 3.1, Click 8.1, pytest 7.2, Requests
+  2.28), in `<data>/corpus-libs`;
 - `--set admin` and `--set admin-zh`, benchmarks/admin_eval/ and admin_eval_zh/: the
   Debian Administrator's Handbook and the Debian 12 installation guide, in English and
   in Simplified Chinese (`<data>/corpus-admin`, `<data>/corpus-admin-zh`), written after
@@ -42,6 +46,7 @@ The exit code is eval's (0 done, 1 a `--min` threshold missed, 64 bad input).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -145,6 +150,42 @@ def tools_prepare(data: Path) -> None:
     debian_docs.unpack(data, "libssl-doc", lambda tree: render_man_pages(tree, mandoc))
 
 
+# The eighth set: five Python libraries' Sphinx documentation the project has not been
+# tuned on (Flask 2.2, Jinja 3.1, Click 8.1, pytest 7.2, Requests 2.28). Only the HTML
+# manual of each (usr/share/doc/<package>/html/) is kept, without the Sphinx index pages
+# genindex.html (every index entry, one line each) and search.html (a form that JavaScript
+# fills); python-jinja2-doc's examples/ holds two Jinja template fragments named *.html,
+# which are not pages and are left out. python-pytest-doc ships its changelog compressed
+# (html/changelog.html.gz, by dh_compress): `libs_prepare` uncompresses it beside itself.
+LIBS = (
+    "python-flask-doc",
+    "python-jinja2-doc",
+    "python-click-doc",
+    "python-pytest-doc",
+    "python-requests-doc",
+)
+_SPHINX_LEFT_OUT = frozenset({"genindex.html", "search.html"})
+
+
+def libs_keep(package: str, path: str) -> bool:
+    """The files of LIBS that go into the corpus (besides the .html/.htm suffix)."""
+    folder = f"usr/share/doc/{package}/html/"
+    return path.startswith(folder) and path[len(folder) :] not in _SPHINX_LEFT_OUT
+
+
+def uncompress_pages(tree: Path) -> None:
+    """Each compressed page of `tree` (usr/share/doc/**/*.html.gz) uncompressed beside it:
+    html/changelog.html.gz gives html/changelog.html."""
+    for page in sorted((tree / "usr" / "share" / "doc").rglob("*.html.gz")):
+        if page.is_file() and not page.is_symlink():
+            page.with_suffix("").write_bytes(gzip.decompress(page.read_bytes()))
+
+
+def libs_prepare(data: Path) -> None:
+    """python-pytest-doc unpacked with its compressed changelog page uncompressed."""
+    debian_docs.unpack(data, "python-pytest-doc", uncompress_pages)
+
+
 class QuestionSet(NamedTuple):
     folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
     packages: tuple[str, ...]
@@ -175,6 +216,9 @@ SETS = {
     ),
     "tools": QuestionSet(
         HERE / "tools_eval", TOOLS, "corpus-tools", "cache-tools", tools_keep, tools_prepare
+    ),
+    "libs": QuestionSet(
+        HERE / "libs_eval", LIBS, "corpus-libs", "cache-libs", libs_keep, libs_prepare
     ),
 }
 
