@@ -1095,3 +1095,20 @@ def test_a_number_answers_a_what_question_that_asks_for_a_count() -> None:
     assert asked.kind == "name"
     assert asked.holds("By default the PBKDF2 key derivation runs 600000 iterations.")
     assert not asked.holds("The PBKDF2 key derivation is slow on purpose.")
+
+
+def test_an_answer_whose_value_only_the_title_gives_is_shown_under_the_title() -> None:
+    """ "Added a new function math.isqrt()" answers "since which Python version" only
+    through its page's title, "What’s New In Python 3.8": the answer line shows the title
+    above it, where the headings shown beside other quotes leave the title out."""
+    title = "What’s New In Python 3.8"
+    record = passage("Added a new function `math.isqrt()` for computing square roots.")
+    asked = Asked.of("In which Python version was isqrt() added to the math module?")
+    quote = Quote(record, record.text, ("Improved Modules", "math"))
+
+    line = answer_line(asked, [quote], {record.source_id: title})
+    dated = passage("New in version 3.8: the `math.isqrt()` function.", "e2")
+    own = answer_line(asked, [Quote(dated, dated.text, ("math",))], {dated.source_id: title})
+
+    assert line is not None and line.titled
+    assert own is not None and not own.titled

@@ -89,6 +89,7 @@ class Quote(NamedTuple):
     lead: str = ""  # the sentences before it in its paragraph, which may name its subject
     in_code: bool = False  # a line of a code block
     header: str = ""  # a table row's header row, shown above it with its headings
+    titled: bool = False  # an answer whose value only its source's title gives: shown above
 
 
 class Frame(NamedTuple):
@@ -165,7 +166,10 @@ def extractive_body(
         for quote in picked:
             record, header = quote.record, quote.header
             above = (*quote.headings, header) if header else quote.headings
-            under = shown_headings(above, titles.get(record.source_id, ""))
+            title = titles.get(record.source_id, "")
+            if quote.titled and all(normalize(h) != normalize(title) for h in above):
+                above = (title, *above)
+            under = shown_headings(above, "" if quote.titled else title)
             if under != shown:
                 if lines:
                     lines.append("")  # a blank line closes the group above
@@ -342,7 +346,9 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); the best that states what is asked as such, if any
     does: a default as the default, a version as the one a change dates to
-    (`Asked.states_the_kind`)."""
+    (`Asked.states_the_kind`). When only its source's title gives the value ("Added a
+    new function math.isqrt()" in "What’s New In Python 3.8"), the title is shown above
+    it with its headings."""
     best = fallback = None
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
@@ -357,7 +363,12 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
             break
         fallback = fallback or quote
     picked = best or fallback
-    return with_lead(with_trail(picked, asked), asked) if picked else None
+    if picked is None:
+        return None
+    title = titles.get(picked.record.source_id, "")
+    if not asked.holds(picked.sentence) and asked.holds(title):
+        picked = picked._replace(titled=True)  # "3.8" of "What’s New In Python 3.8"
+    return with_lead(with_trail(picked, asked), asked)
 
 
 def with_trail(quote: Quote, asked: Asked) -> Quote:
