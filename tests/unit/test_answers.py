@@ -822,3 +822,25 @@ def test_a_default_is_no_answer_to_a_question_about_a_bound(sentence: str, answe
     asked = Asked.of("What is the largest value UV_THREADPOOL_SIZE accepts?")
     assert asked.kind == "quantity"
     assert asked.answered_by(sentence, "Environment variables\nUV_THREADPOOL_SIZE=size") is answers
+
+
+@pytest.mark.parametrize(
+    ("question", "event"),
+    [
+        ("Since which Python version does the math module have isqrt()?", "added"),
+        ("From which Python release on does the math module have isqrt()?", "added"),
+        ("From which Node.js version on is vm.runInDebugContext() unavailable?", "removed"),
+        ("Since which Python version is the imp module deprecated?", "deprecated"),
+    ],
+)
+def test_since_which_version_asks_when_it_came_or_went(question: str, event: str) -> None:
+    """ "Since which version does it have X" asks when X was added, "from which version on
+    is X unavailable" when it was removed: the notes of the release that adds it answer
+    the first, a version that deprecates part of it does not."""
+    asked = Asked.of(question)
+
+    assert asked.events == {event}
+    if event == "added":
+        notes = "What’s New In Python 3.8\nImproved Modules\nmath"
+        assert asked.answered_by("Added a new function `math.isqrt()` for square roots.", notes)
+        assert not asked.answered_by("Deprecated since version 3.9: floats.", "math\nmath.isqrt")

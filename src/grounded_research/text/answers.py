@@ -800,7 +800,7 @@ def _asked_event(question: str, kind: AnswerKind) -> re.Pattern[str] | None:
     3.11 released?": a release), or None when it asks of none."""
     if kind not in ("date", "version"):
         return None
-    asked = [_EVENTS[event] for event in events_in(question, kind)]
+    asked = [_EVENTS[event] for event in asked_events(question, kind)]
     if _RELEASED.search(question):
         asked.append(_RELEASED)
     return re.compile("|".join(p.pattern for p in asked), re.I) if asked else None
@@ -812,6 +812,28 @@ def events_in(text: str, kind: AnswerKind) -> frozenset[str]:
     nothing for another kind."""
     told = _TOLD.get(kind, {})
     return frozenset(event for event, pattern in told.items() if pattern.search(text))
+
+
+def asked_events(question: str, kind: AnswerKind) -> frozenset[str]:
+    """What the question asks a date or a version of (`events_in`); when it names no
+    change, "since which version" and "from which release on" ask when something came
+    ("Since which Python version does the math module have isqrt()?": added), or, said
+    with a negation, when it went ("From which release on is X unavailable?": removed)."""
+    events = events_in(question, kind)
+    if events or kind not in ("date", "version") or not _SINCE_WHEN.search(question):
+        return events
+    return frozenset({"removed" if _NEGATED.search(question) else "added"})
+
+
+_SINCE_WHEN = re.compile(
+    r"\bsince\s+(?:which|what|when)\b|\b(?:from|starting\s+(?:with|from))\s+(?:which|what)\b"
+    r"|从哪个|自哪个|从哪一",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"\bnot\b|n't\b|\bno\s+longer\b|\bun(?:available|supported|usable)\b|不再|不能|无法",
+    re.IGNORECASE,
+)
 
 
 class Asked(NamedTuple):
@@ -843,7 +865,7 @@ class Asked(NamedTuple):
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
-            events_in(question, kind),
+            asked_events(question, kind),
             _asked_event(question, kind),
             frozenset(tokenize(" ".join(named_terms(question)))),
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
