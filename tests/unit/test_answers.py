@@ -9,6 +9,7 @@ from grounded_research.text.answers import (
     Asked,
     asked_kind,
     distinctive_numbers,
+    featured_word,
     filed_names,
     head_word,
     holds_answer,
@@ -844,3 +845,20 @@ def test_since_which_version_asks_when_it_came_or_went(question: str, event: str
         notes = "What’s New In Python 3.8\nImproved Modules\nmath"
         assert asked.answered_by("Added a new function `math.isqrt()` for square roots.", notes)
         assert not asked.answered_by("Deprecated since version 3.9: floats.", "math\nmath.isqrt")
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("In which Jinja version was the items filter added?", "items"),
+        ("Which pytest release added the tmp_path fixture?", "tmp_path"),
+        ("Since when does pluggy call the pytest_configure hook?", "pytest_configure"),
+        ("In which Sphinx version was the include_patterns setting added?", "include_patterns"),
+    ],
+)
+def test_a_filter_fixture_or_hook_is_a_feature_the_question_names(question: str, word: str) -> None:
+    """A word written before the kind of feature it names ("the items filter") is what a
+    passage must say for its answer to be about that feature, as for a module or a
+    setting: "Changed in version 2.11: Added the break_on_hyphens parameter." under the
+    wordwrap filter does not date the items filter."""
+    assert featured_word(question) == word

@@ -649,7 +649,8 @@ _FEATURED = re.compile(
     r"(?:\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])|"
     r"\b(?:the|an?)\s+(?:[\w.:/+-]+\s+)?(?P<keyword>[A-Z][A-Z0-9]{2,}))\s+(?:sub)?(?:command|"
     r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
-    r"setting|variable|field|flag|parameter)s?\b"
+    r"setting|variable|field|flag|parameter|filter|fixture|hook|decorator|attribute|argument|"
+    r"property|macro)s?\b"
 )
 
 
