@@ -862,3 +862,15 @@ def test_a_filter_fixture_or_hook_is_a_feature_the_question_names(question: str,
     setting: "Changed in version 2.11: Added the break_on_hyphens parameter." under the
     wordwrap filter does not date the items filter."""
     assert featured_word(question) == word
+
+
+def test_the_most_recent_asks_no_bound() -> None:
+    """ "How many of the most recent directories does it keep?" asks for a number, not a
+    maximum: "By default, … old bases are removed after 3 sessions" answers it, where a
+    question about the most it keeps would want the bound."""
+    asked = Asked.of("How many of the most recent base temporary directories does pytest keep?")
+    said = "By default, a new base directory is made each session; old bases are removed after 3."
+
+    assert asked.events == frozenset()
+    assert asked.answered_by(said, "Temporary directories")
+    assert Asked.of("How many directories does pytest keep at most?").events == {"bound"}

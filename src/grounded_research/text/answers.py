@@ -781,7 +781,8 @@ _EVENTS = {
 _BOUNDS = {
     "bound": re.compile(
         r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|largest|smallest|greatest|highest|lowest|"
-        r"most|least|limit(?:s|ed)?|up\s+to|no\s+more\s+than|or\s+(?:fewer|less|more))\b|"
+        r"(?:most|least)(?!\s+recent)|limit(?:s|ed)?|up\s+to|no\s+more\s+than|"
+        r"or\s+(?:fewer|less|more))\b|"
         r"最大|最小|最多|最少|上限|下限|不超过",
         re.I,
     ),
