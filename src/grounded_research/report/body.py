@@ -365,10 +365,11 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     picked = best or fallback
     if picked is None:
         return None
-    title = titles.get(picked.record.source_id, "")
-    if not asked.holds(picked.sentence) and asked.holds(title):
-        picked = picked._replace(titled=True)  # "3.8" of "What’s New In Python 3.8"
-    return with_lead(with_trail(picked, asked), asked)
+    line = with_lead(with_trail(picked, asked), asked)
+    title = titles.get(line.record.source_id, "")
+    if not asked.holds(line.sentence) and asked.holds(title):
+        line = line._replace(titled=True)  # "3.8" of "What’s New In Python 3.8"
+    return line
 
 
 def with_trail(quote: Quote, asked: Asked) -> Quote:

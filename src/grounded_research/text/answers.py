@@ -885,8 +885,9 @@ class Asked(NamedTuple):
         """`holds_answer`, a name asked for being one the question does not give: "To
         enter the BIOS/UEFI setup menu you have to press a key" names nothing that
         answers "Which key opens the BIOS/UEFI setup menu?"; "Often it is the Delete or
-        the F2 key" does. A number still answers: "what" asks for a name by its form,
-        a count or an index by its meaning ("What iteration count …")."""
+        the F2 key" does. A sentence with a number is read as before, any name
+        counting: "what" asks for a name by its form, a count or an index by its meaning
+        ("What iteration count …"), which the question's own names and a number answer."""
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
