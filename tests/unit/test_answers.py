@@ -874,3 +874,19 @@ def test_the_most_recent_asks_no_bound() -> None:
     assert asked.events == frozenset()
     assert asked.answered_by(said, "Temporary directories")
     assert Asked.of("How many directories does pytest keep at most?").events == {"bound"}
+
+
+def test_a_sentence_about_another_feature_does_not_answer() -> None:
+    """ "In which Jinja version did the xmlattr filter start raising …?" is not answered by
+    "Changed in version 2.11: …" under the wordwrap filter, though the page lists both
+    filters: the sentence, the sentences before it or its headings must say the feature,
+    as a code name asked of must be said."""
+    asked = Asked.of("In which Jinja version did the xmlattr filter start raising a ValueError?")
+    other = "List of Builtin Filters\njinja-filters.wordwrap(s, width=79)"
+    own = "List of Builtin Filters\njinja-filters.xmlattr(d, autospace=True)"
+    said = "Changed in version 3.1.3: Keys with spaces are not allowed."
+
+    assert asked.featured == "xmlattr"
+    assert not asked.answered_by(said, other)
+    assert asked.answered_by(said, own)
+    assert asked.answered_by("Changed in version 3.1.3: xmlattr rejects keys with spaces.", other)

@@ -20,7 +20,6 @@ from grounded_research.text.answers import (
     Asked,
     asked_kind,
     distinctive_numbers,
-    featured_word,
     filed_names,
     head_word,
     kind_words,
@@ -191,7 +190,8 @@ def why_unanswered(
     `unnamed`: the sub-question's `unnamed_subjects`, when the caller has them;
     `headings_at`: the headings each sentence lies under (the passage's own path, read
     for every sentence of it, when not given)."""
-    kind = asked_kind(sub_question.text)
+    asked = Asked.of(sub_question.text)
+    kind = asked.kind
     if unnamed is None:
         unnamed = unnamed_subjects(state, sub_question, ranked)
     for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
@@ -225,12 +225,10 @@ def why_unanswered(
         token = tokenize(head)[0]
         if not any(token in tokenize(_with_title(state, e)) for e in found):
             return UNANSWERED["unheaded"].format(what=head)
-    featured = featured_word(sub_question.text) if kind != "comparison" else ""
-    if featured:  # "the git replay command": the answer is on a page that says "replay"
-        if not any(_says(state, e, featured) for e in found):
-            return UNANSWERED["unsaid"].format(what=featured)
-        holding = [e for e in holding if _says(state, e, featured)]
-    asked = Asked.of(sub_question.text)
+    if asked.featured:  # "the git replay command": the answer is on a page that says "replay"
+        if not any(_says(state, e, asked.featured) for e in found):
+            return UNANSWERED["unsaid"].format(what=asked.featured)
+        holding = [e for e in holding if _says(state, e, asked.featured)]
     at = headings_at or HeadingsAt(state.sources, None)
     if not any(
         asked.answered_by(

@@ -39,7 +39,6 @@ from grounded_research.state import (
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
-    featured_word,
     filed_names,
     identifiers,
     mentions_identifier,
@@ -266,9 +265,8 @@ def answer_lines(
     filed = filed_names(question, places.values())
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_any(q, filed, titles, places)]
-    featured = featured_word(question) if asked.kind != "comparison" else ""
-    if featured:  # as the gap check: "the zoneinfo module" is what a passage says
-        chosen = [q for q in chosen if _says_featured(q, featured, titles)]
+    if asked.featured:  # as the gap check: "the zoneinfo module" is what a passage says
+        chosen = [q for q in chosen if _says_featured(q, asked.featured, titles)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []

@@ -854,6 +854,7 @@ class Asked(NamedTuple):
     of_event: re.Pattern[str] | None = None  # what tells the asked change or release
     names: frozenset[str] = frozenset()  # its names as search tokens ("sam", "hartman")
     dimension: str = ""  # "size" or "time" when the question asks in one (`_DIMENSIONS`)
+    featured: str = ""  # the feature it names by its kind: "the xmlattr filter" (`featured_word`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -871,6 +872,7 @@ class Asked(NamedTuple):
             _asked_event(question, kind),
             frozenset(tokenize(" ".join(named_terms(question)))),
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
+            featured_word(question) if kind != "comparison" else "",
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -908,7 +910,9 @@ class Asked(NamedTuple):
         value"). Asked of a code name, it is about it: it, the
         sentences before it or its headings name it, and its innermost heading is not
         another code name's entry ("Deprecated since version 3.9" under math.factorial is
-        not when math.isqrt came)."""
+        not when math.isqrt came); asked of a feature named by its kind ("the xmlattr
+        filter"), they say it ("Changed in version 2.11" under the wordwrap filter does
+        not date the xmlattr filter)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
         release = self._release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
@@ -923,6 +927,8 @@ class Asked(NamedTuple):
             self.under_other_code(frame)
             or not any(mentions_identifier(f"{read}\n{sentence}", c) for c in self.codes)
         ):
+            return False
+        if self.featured and not says_word(f"{read}\n{sentence}", self.featured):
             return False
         if names_other_release(read, self.phrases, series) and not any(
             mentions_phrase(sentence, p) for p in self.phrases
