@@ -234,6 +234,21 @@ def test_a_passage_names_the_subject_with_its_exact_number(
     assert names_subject(text, subject, title, location) is named
 
 
+def test_the_docs_of_a_point_release_are_of_its_release_when_asked_what_holds_in_it() -> None:
+    """ "What is the maximum host parameter number in SQLite 3.40?" asks what holds in
+    3.40, which docs whose news names "Version 3.40.1" describe; "When was SQLite 3.40
+    released?" asks for 3.40's own date, which 3.40.1's heading does not give."""
+    (subject,) = subjects("What is the maximum host parameter number in SQLite 3.40?")
+    news = "Recent News\n2022-12-28 - Version 3.40.1"
+    text = "See the branch-3.40 timeline for a complete listing of changes."
+    place = "sqlite3-doc/usr/share/doc/sqlite3/index.html"
+
+    assert names_subject(text, subject, news, place, about=True, series=True)
+    assert not names_subject(text, subject, news, place, about=True)
+    assert not names_subject(text, subject, "Recent News\nVersion 3.41.0", place, series=True)
+    assert names_subject("Changes in SQLite 3.40.1: fixes.", subject, "News", place, series=True)
+
+
 def test_a_passage_that_opens_with_a_labelled_list_is_read_without_a_heading_after_it() -> None:
     # a passage cut below its page's headings: the list's label is its only heading, and
     # where the list ends no heading is above (an empty path)

@@ -264,6 +264,8 @@ def unnamed_subjects(
     question's entities lie on several pages."""
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True)
+    # Asked what holds in a release, not when it came: its point releases' docs are of it.
+    series = asked_kind(sub_question.text) not in ("date", "version", "comparison")
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
@@ -272,7 +274,7 @@ def unnamed_subjects(
             if names & filed
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
-        if not all(any(_names_subject(state, e, part) for e in ranked) for part in parts):
+        if not all(any(_names_subject(state, e, part, series) for e in ranked) for part in parts):
             unnamed.append(subject)
     return unnamed
 
@@ -346,9 +348,12 @@ def _in_place(state: State, record: Evidence) -> str:
     return f"{_with_title(state, record)}\n{_place(state, record)}"
 
 
-def _names_subject(state: State, record: Evidence, subject: tuple[set[str], list[str]]) -> bool:
+def _names_subject(
+    state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool = False
+) -> bool:
     frame = _frame(state, record)
-    return names_subject(record.text, subject, frame, _place(state, record), about=True)
+    place = _place(state, record)
+    return names_subject(record.text, subject, frame, place, about=True, series=series)
 
 
 def _names_release(

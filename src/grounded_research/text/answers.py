@@ -469,6 +469,7 @@ def names_subject(
     title: str = "",
     place: str = "",
     about: bool = False,
+    series: bool = False,
 ) -> bool:
     """Whether a passage names all of the subject: every name, in the passage, its
     source's title or its place (documentation names its product in the path, a manual
@@ -479,7 +480,9 @@ def names_subject(
     of "Apache HTTP Server Version 2.4" is of Apache 2.4; "Chapter 17" is not PostgreSQL
     17). `about`: a passage under the title or headings of another release of it is
     about that one, whatever it mentions in passing ("… will be removed in Python 3.13"
-    in What's New In Python 3.11)."""
+    in What's New In Python 3.11). `series`: a point release of it names it too (asked
+    what holds in SQLite 3.40, not when it came, the docs of "Version 3.40.1" are of
+    it)."""
     names, phrases = subject
     framed = unaccented(unescaped(f"{title}\n{text}"))
     lowered = f"{framed}\n{place}".lower()
@@ -497,9 +500,17 @@ def names_subject(
             mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
         ):
             continue
+        if series and (
+            mentions_point_release(title, phrase)
+            or (mentions_point_release(text, phrase) and not names_other_release(title, [phrase]))
+        ):
+            continue
         headings = (path[-1] for _, path in heading_lines(text, heading_paths(text)))
         headed = "\n".join([title, collection, *headings])
-        released = re.search(r"(?:release|version|v)\s*" + _exactly(number), headed, re.I)
+        point = r"(?:\.\d+)*" if series else ""
+        released = re.search(
+            r"(?:release|version|v)\s*" + re.escape(number) + point + _NUMBER_END, headed, re.I
+        )
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)
         ):
