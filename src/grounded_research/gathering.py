@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
-from grounded_research.retrieval.session import SearchNotStarted
+from grounded_research.retrieval.session import SearchNotStarted, shelves_of
 from grounded_research.state import Evidence, Limit, Source, SubQuestion, Usage, searched_key
 
 # Bidirectional controls: they reorder what follows them on screen ("Trojan Source").
@@ -37,6 +37,7 @@ class Gathered:
     searches_failed: int = 0
     fetches: int = 0
     limits_reached: set[Limit] = field(default_factory=set)
+    shelves: set[str] = field(default_factory=set)
 
     def update(self) -> dict[str, object]:
         """The state update for a node that gathered this."""
@@ -45,6 +46,7 @@ class Gathered:
             "evidence": self.evidence,
             "last_found": {e.id: e.round for e in self.evidence.values()},
             "searched": self.searched,
+            "shelves": sorted(self.shelves),
             "warnings": self.warnings,
             "usage": Usage(
                 search_calls=self.search_calls,
@@ -147,6 +149,7 @@ async def gather(
         gathered.fetches += int(getattr(retriever, "fetches", 0))  # web retrievers count pages
         session = getattr(retriever, "session", None)  # pages refused or cut by a budget
         gathered.limits_reached |= getattr(session, "limits_reached", set())
+        gathered.shelves |= {printable(shelf) for shelf in shelves_of(retriever)}
     return gathered
 
 

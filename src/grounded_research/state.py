@@ -585,6 +585,13 @@ class OutputState:
 @dataclass(kw_only=True)
 class State(OutputState):
     searched: Annotated[list[str], union] = field(default_factory=list)
+    shelves: Annotated[list[str], union] = field(
+        default_factory=list,
+        metadata={
+            "description": "The folders and collections the local corpus files its "
+            "documents under: which products it has documentation of, found or not."
+        },
+    )
     round: Annotated[int, latest_round] = 0
     follow_ups: list[ResearchTask] = field(
         default_factory=list,

@@ -281,6 +281,30 @@ def test_a_manual_names_its_product_in_its_collection(
     )
 
 
+@pytest.mark.parametrize("click_documented", [True, False])
+def test_a_product_the_corpus_documents_is_not_answered_by_another_products_changelog(
+    tmp_path: Path, click_documented: bool
+) -> None:
+    """Flask's changelog adds an --env-file option to Flask's CLI and names Click in
+    another item. Where the corpus holds Click's own docs (which never mention
+    --env-file, so no search reaches them), that is not when Click added one."""
+    write(
+        tmp_path / "corpus",
+        "python-flask-doc/html/changes.md",
+        "# Changes\n\n## Version 2.2.0\n\n- A `FlaskGroup` Click group can be nested as a "
+        "sub-command in a custom CLI.\n- Add `--env-file` option to the `flask` CLI.\n",
+    )
+    if click_documented:
+        write(
+            tmp_path / "corpus",
+            "python-click-doc/html/options.md",
+            "# Options\n\nAdding options to commands is done with the option decorator.\n",
+        )
+    result = ask(tmp_path, "In which Click version was the --env-file option added?")
+
+    assert bool(unanswered(result)) is click_documented
+
+
 def test_the_product_named_by_the_path_and_a_date_line_below_the_best_six(
     tmp_path: Path,
 ) -> None:

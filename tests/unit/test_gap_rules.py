@@ -478,6 +478,23 @@ def test_a_passage_about_another_product_does_not_answer_where_the_corpus_files_
     assert "unanswered" not in kinds(gaps_of(state))
 
 
+def test_a_product_documented_elsewhere_is_not_answered_by_another_products_page() -> None:
+    """ "In which Click version was the --env-file option added?": Flask's changelog adds
+    one to Flask's CLI and names Click in another item. Click's docs lie on their own
+    shelf (python-click-doc/), which no search reached: the corpus has them, so a
+    sentence about Click must be filed there or name Click itself."""
+    question = "In which Click version was the --env-file option added?"
+    notes = "- A FlaskGroup Click group can be nested.\n- Add `--env-file` option in 2.2.0."
+    state = state_with([("flask", notes, None)])
+    state.sources["flask"].location = "python-flask-doc/html/changes.html"
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" not in kinds(gaps_of(state))  # no Click shelf known: any page may
+    state.shelves = ["python-click-doc/html", "python-flask-doc/html"]
+    assert "unanswered" in kinds(gaps_of(state))
+    state.evidence[next(iter(state.evidence))].text = "- Click 8.1 adds `--env-file` in 2.2.0."
+    assert "unanswered" not in kinds(gaps_of(state))
+
+
 def test_a_release_named_only_in_passing_is_not_what_a_passage_is_about() -> None:
     """ "… removed in Python 3.13" in the notes of 3.11 says nothing of what 3.13
     brings; the notes titled with 3.13 do, and so does a page about no release."""

@@ -41,6 +41,30 @@ def test_search_returns_exact_spans_of_snapshots(tmp_path: Path, cache_dir: str)
     assert hits[0].headings == ("Aurora",)  # the heading path its words lie under
 
 
+def test_the_corpus_lists_the_folders_and_collections_it_files_documents_under(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """Which products the corpus documents, whether or not a search reaches them: each
+    document's folder (a .jsonl line's as its id writes it, "notes/x", as a source's
+    place is read), and the collection an HTML page declares."""
+    make_corpus(tmp_path / "corpus")
+    write(
+        tmp_path / "corpus",
+        "python-click-doc/html/options.html",
+        '<html><head><title>Options</title><link rel="home" href="index.html" '
+        'title="Click Documentation (8.1.x)"></head><body><p>Options.</p></body></html>',
+    )
+    corpus = open_corpus(str(tmp_path / "corpus"), cache_dir, 600)
+
+    assert corpus.shelves() == [
+        "Click Documentation (8.1.x)",
+        "notes",
+        "python-click-doc/html",
+        "sub",
+        "zh",
+    ]
+
+
 def test_chinese_question_finds_chinese_passage(tmp_path: Path, cache_dir: str) -> None:
     make_corpus(tmp_path / "corpus")
     corpus = open_corpus(str(tmp_path / "corpus"), cache_dir, 600)

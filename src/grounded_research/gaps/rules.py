@@ -18,6 +18,7 @@ from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     Asked,
+    about_filed,
     asked_kind,
     distinctive_numbers,
     filed_names,
@@ -205,7 +206,8 @@ def why_unanswered(
     # The answer may sit in a passage about a name the first passages led to (the second
     # hop of a question), so any selected passage may hold it; not one about another
     # product, when the corpus files documents under the names the question gives.
-    filed = filed_names(sub_question.text, (s.place for s in state.sources.values()))
+    places = (s.place for s in state.sources.values())
+    filed = filed_names(sub_question.text, places, shelves=state.shelves)
     holding = [e for e in ranked if not filed or names_any(state, e, filed)]
     # A release's date or version is given where the release is named (asked which
     # release of a series, a point release of it counts): "On what date was Sphinx 3.5.5
@@ -230,12 +232,16 @@ def why_unanswered(
             return UNANSWERED["unsaid"].format(what=asked.featured)
         holding = [e for e in holding if _says(state, e, asked.featured)]
     at = headings_at or HeadingsAt(state.sources, None)
+
+    def answers(record: Evidence, start: int, end: int, lead: str) -> bool:
+        sentence = LINE_MARKER.sub("", record.text[start:end])
+        above = _frame(state, record, at(record, start))
+        if filed and not about_filed(filed, f"{lead}{sentence}", above, _place(state, record)):
+            return False
+        return asked.answered_by(sentence, above, lead)
+
     if not any(
-        asked.answered_by(
-            LINE_MARKER.sub("", record.text[start:end]),
-            _frame(state, record, at(record, start)),
-            lead,
-        )
+        answers(record, start, end, lead)
         for record in holding
         for start, end, lead in _may_answer(record, asked, at.code_blocks(record))
     ):
@@ -263,7 +269,7 @@ def unnamed_subjects(
     stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
     question's entities lie on several pages."""
     places = [s.place for s in state.sources.values()]
-    filed = filed_names(sub_question.text, places, pages=True)
+    filed = filed_names(sub_question.text, places, pages=True, shelves=state.shelves)
     # Asked what holds in a release, not when it came: its point releases' docs are of it.
     series = asked_kind(sub_question.text) not in ("date", "version", "comparison")
     unnamed: list[tuple[set[str], list[str]]] = []

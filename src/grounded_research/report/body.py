@@ -39,6 +39,7 @@ from grounded_research.state import (
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
+    about_filed,
     filed_names,
     identifiers,
     mentions_identifier,
@@ -129,7 +130,9 @@ def extractive_body(
     answering: list[Quote] = []
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
-        answering = answer_lines(state.question, candidates, titles, places, headings_at)
+        answering = answer_lines(
+            state.question, candidates, titles, places, headings_at, state.shelves
+        )
     disagreeing = disagreement_answered(state, answering)
     if disagreeing is not None:
         answering = [
@@ -252,6 +255,7 @@ def answer_lines(
     titles: dict[str, str],
     places: dict[str, str],
     headings_at: HeadingsAt,
+    shelves: Sequence[str] = (),
 ) -> list[Quote]:
     """The quotes that answer what the question asks for: the best one (`answer_line`);
     for a comparison ("which came first, A or B"), the best for each side, a quote that
@@ -262,9 +266,9 @@ def answer_lines(
         return []
     if asked.kind == "procedure":
         return instruction_lines(question, chosen, headings_at)
-    filed = filed_names(question, places.values())
+    filed = filed_names(question, places.values(), shelves=shelves)
     if filed:  # as the gap check: not a passage about another product
-        chosen = [q for q in chosen if _names_any(q, filed, titles, places)]
+        chosen = [q for q in chosen if _about_filed(q, filed, titles, places)]
     if asked.featured:  # as the gap check: "the zoneinfo module" is what a passage says
         chosen = [q for q in chosen if _says_featured(q, asked.featured, titles)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
@@ -315,12 +319,12 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
     return best[1] if best else []
 
 
-def _names_any(
-    quote: Quote, names: set[str], titles: dict[str, str], places: dict[str, str]
+def _about_filed(
+    quote: Quote, filed: set[str], titles: dict[str, str], places: dict[str, str]
 ) -> bool:
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
-    return names_one_of(names, quote.record.text, above, places.get(source, ""))
+    return about_filed(filed, f"{quote.lead}{quote.sentence}", above, places.get(source, ""))
 
 
 def _says_featured(quote: Quote, word: str, titles: dict[str, str]) -> bool:

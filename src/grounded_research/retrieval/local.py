@@ -701,6 +701,14 @@ class LocalCorpus:
     async def search(self, query: str, k: int) -> list[SearchHit]:
         return await asyncio.to_thread(self.search_sync, query, k)
 
+    def shelves(self) -> list[str]:
+        """The folders and collections the corpus files its documents under
+        (python-click-doc/…, "Click Documentation (8.1.x)"): a product the question names
+        has documentation here even when no search reached it (`filed_names`)."""
+        folders = {d.location.rsplit("/", 1)[0] for d in self._documents if "/" in d.location}
+        collections = {d.collection for d in self._documents if d.collection}
+        return sorted(folders | collections)
+
     def problems(self) -> list[SourceProblem]:
         recorded = [
             SourceProblem(location, status, reason, "local")

@@ -170,6 +170,16 @@ class Limited:
     def problems(self) -> list[SourceProblem]:
         return self.inner.problems()
 
+    def shelves(self) -> list[str]:
+        return shelves_of(self.inner)
+
+
+def shelves_of(retriever: object) -> list[str]:
+    """The folders and collections a retriever's corpus files documents under
+    (`LocalCorpus.shelves`); none for the web, whose sites are its sources' own."""
+    shelves = getattr(retriever, "shelves", None)
+    return list(shelves()) if callable(shelves) else []
+
 
 def problem_of(page: WebPage) -> SourceProblem:
     status = "blocked" if page.status == "blocked" else "failed"

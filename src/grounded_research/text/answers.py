@@ -536,7 +536,19 @@ def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
     return bool(names & named_terms(f"{frame}\n{text}") or named_in_location(names, location))
 
 
-def filed_names(question: str, places: Iterable[str], pages: bool = False) -> set[str]:
+def about_filed(filed: set[str], sentence: str, frame: str, place: str) -> bool:
+    """Whether a sentence is about one of the products the corpus files documents under
+    (`filed_names`): it is filed under it, or it, the sentences before it (in
+    `sentence`) or its title and headings (`frame`) name it. A page filed elsewhere
+    that names it in passing ("A FlaskGroup Click group can be nested" in Flask's
+    changelog) is not about it in its other sentences ("Add --env-file option to the
+    flask CLI" does not say when Click added one)."""
+    return bool(named_in_location(filed, place) or filed & named_terms(f"{frame}\n{sentence}"))
+
+
+def filed_names(
+    question: str, places: Iterable[str], pages: bool = False, shelves: Iterable[str] = ()
+) -> set[str]:
     """The question's names that the corpus files documents under: a product whose
     documentation lies in a folder of its name (git-doc/…, python-django-doc/…). A
     passage filed under none of them and naming none is about another product, however
@@ -544,7 +556,9 @@ def filed_names(question: str, places: Iterable[str], pages: bool = False) -> se
     its location, then its collection's name on a line of its own, `Source.place`): a
     page's own file name or a web address's last part (wiki/Meet_Corliss_Archer) names
     that page, not a collection; `pages`: those count too (the names the corpus names
-    documents by)."""
+    documents by). `shelves`: the folders and collections of the whole corpus (a
+    product's documentation that no search reached: Click's, for "In which Click version
+    was the --env-file option added?", where only Flask's pages say --env-file)."""
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
     paths = []
     for place in places:
@@ -552,6 +566,7 @@ def filed_names(question: str, places: Iterable[str], pages: bool = False) -> se
         if not pages:  # its folder
             location = location.rsplit("/", 1)[0] if "/" in location else ""
         paths.append(f"{location}\n{collection}")
+    paths.extend(shelves)
     return {name for name in names if any(named_in_location({name}, path) for path in paths)}
 
 
