@@ -905,3 +905,16 @@ def test_a_sentence_about_another_feature_does_not_answer() -> None:
     assert not asked.answered_by(said, other)
     assert asked.answered_by(said, own)
     assert asked.answered_by("Changed in version 3.1.3: xmlattr rejects keys with spaces.", other)
+
+
+def test_when_something_started_is_answered_by_the_version_it_started_in() -> None:
+    """ "When did Node start handing back zero-filled memory …?" asks when a change came
+    about, which docs date by a version ("Since Node.js 8.0.0, …"); when a release came
+    out is still a date."""
+    since = "Since Node.js 8.0.0, exposure of memory cannot occur because the data is zero-filled."
+    started = Asked.of("When did Node start handing back zero-filled memory from new Buffer(size)?")
+    released = Asked.of("When was Node.js 8.0.0 released?")
+
+    assert started.kind == released.kind == "date"
+    assert started.holds(since)
+    assert not released.holds(since)

@@ -853,6 +853,14 @@ def asked_events(question: str, kind: AnswerKind) -> frozenset[str]:
     return frozenset({"removed" if _NEGATED.search(question) else "added"})
 
 
+# "When did it start …", "when was it changed": asked when something came about, not when
+# a release came out ("When was Python 3.11 released?") or when a thing was made.
+_WHEN_CHANGED = re.compile(
+    r"\W*when\s+(?:did|was|were|does|do)\b(?!.*\breleas)(?=.*\b(?:start|stop|begin|began|"
+    r"become|became|change|changed|add|added|introduc\w*|deprecat\w*|remov\w*|drop\w*|"
+    r"switch\w*|handing|turn\w*)\b)",
+    re.IGNORECASE,
+)
 _SINCE_WHEN = re.compile(
     r"\bsince\s+(?:which|what|when)\b|\b(?:from|starting\s+(?:with|from))\s+(?:which|what)\b"
     r"|从哪个|自哪个|从哪一",
@@ -881,6 +889,7 @@ class Asked(NamedTuple):
     names: frozenset[str] = frozenset()  # its names as search tokens ("sam", "hartman")
     dimension: str = ""  # "size" or "time" when the question asks in one (`_DIMENSIONS`)
     featured: str = ""  # the feature it names by its kind: "the xmlattr filter" (`featured_word`)
+    since_version: bool = False  # "When did Node start …": a version a change dates to answers
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -899,6 +908,7 @@ class Asked(NamedTuple):
             frozenset(tokenize(" ".join(named_terms(question)))),
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
             featured_word(question) if kind != "comparison" else "",
+            kind == "date" and _WHEN_CHANGED.match(question) is not None,
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -916,6 +926,8 @@ class Asked(NamedTuple):
         the F2 key" does. A sentence with a number is read as before, any name
         counting: "what" asks for a name by its form, a count or an index by its meaning
         ("What iteration count …"), which the question's own names and a number answer."""
+        if self.since_version and holds_answer("version", sentence):
+            return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
