@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
-from grounded_research.retrieval.session import SearchNotStarted, shelves_of
+from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem, shelves_of
+from grounded_research.retrieval.session import SearchNotStarted
 from grounded_research.state import Evidence, Limit, Source, SubQuestion, Usage, searched_key
 
 # Bidirectional controls: they reorder what follows them on screen ("Trojan Source").

@@ -45,3 +45,11 @@ class Retriever(Protocol):
     def problems(self) -> list[SourceProblem]:
         """Sources seen but unusable (unreadable files, refused URLs)."""
         ...
+
+
+def shelves_of(retriever: object) -> list[str]:
+    """The folders and collections a retriever's corpus files documents under
+    (`LocalCorpus.shelves`); none for the web, whose sites are its sources' own. Not part
+    of the protocol: a retriever without a corpus of its own need not say so."""
+    shelves = getattr(retriever, "shelves", None)
+    return list(shelves()) if callable(shelves) else []

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from grounded_research.configuration import Context
-from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem
+from grounded_research.retrieval.base import Retriever, SearchHit, SourceProblem, shelves_of
 from grounded_research.retrieval.ssrf import Resolver, system_resolver
 from grounded_research.retrieval.web import FetchLimits, WebFetcher, WebPage
 from grounded_research.state import Limit
@@ -172,13 +172,6 @@ class Limited:
 
     def shelves(self) -> list[str]:
         return shelves_of(self.inner)
-
-
-def shelves_of(retriever: object) -> list[str]:
-    """The folders and collections a retriever's corpus files documents under
-    (`LocalCorpus.shelves`); none for the web, whose sites are its sources' own."""
-    shelves = getattr(retriever, "shelves", None)
-    return list(shelves()) if callable(shelves) else []
 
 
 def problem_of(page: WebPage) -> SourceProblem:

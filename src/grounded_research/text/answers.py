@@ -858,7 +858,7 @@ def asked_events(question: str, kind: AnswerKind) -> frozenset[str]:
 _WHEN_CHANGED = re.compile(
     r"\W*when\s+(?:did|was|were|does|do)\b(?!.*\breleas)(?=.*\b(?:start|stop|begin|began|"
     r"become|became|change|changed|add|added|introduc\w*|deprecat\w*|remov\w*|drop\w*|"
-    r"switch\w*|handing|turn\w*)\b)",
+    r"switch\w*)\b)",
     re.IGNORECASE,
 )
 _SINCE_WHEN = re.compile(
@@ -925,7 +925,9 @@ class Asked(NamedTuple):
         answers "Which key opens the BIOS/UEFI setup menu?"; "Often it is the Delete or
         the F2 key" does. A sentence with a number is read as before, any name
         counting: "what" asks for a name by its form, a count or an index by its meaning
-        ("What iteration count …"), which the question's own names and a number answer."""
+        ("What iteration count …"), which the question's own names and a number answer.
+        Asked when something came about ("When did Node start …"), a version answers as
+        a date does."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.kind != "name" or holds_answer("quantity", sentence):
