@@ -712,8 +712,11 @@ class State(OutputState):
         return originals
 
 
-THREAD_CHANNELS = frozenset({"sources", "evidence", "cited", "turns", "memory", "earlier_memories"})
-"""The channels a new turn keeps: the thread's research."""
+THREAD_CHANNELS = frozenset(
+    {"sources", "evidence", "shelves", "cited", "turns", "memory", "earlier_memories"}
+)
+"""The channels a new turn keeps: the thread's research (`shelves`: what the corpus its
+sources came from documents, which a turn answered from memory does not search again)."""
 
 
 def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:

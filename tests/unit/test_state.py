@@ -125,3 +125,13 @@ def test_a_fresh_start_resets_every_channel() -> None:
     assert set(update) == {f.name for f in fields(State)} - {"question"}
     assert update["warnings"].value == ["new"] and isinstance(update["gaps"], Overwrite)
     assert update["status"] == "pending" and update["follow_ups"] == []
+
+
+def test_a_new_turn_keeps_the_shelves_of_the_corpus_its_sources_came_from() -> None:
+    """What the corpus documents (its folders and collections) stays known to a turn
+    answered from the thread's memory, which searches nothing, as its sources do; the
+    gaps of the last turn do not."""
+    update = State.next_turn(question="and the energy density?")
+
+    assert "shelves" not in update and "sources" not in update
+    assert "gaps" in update
