@@ -181,3 +181,13 @@ def test_a_comparisons_order_word_is_its_form_not_a_term_to_find(tmp_path: Path)
     result = research(question, **one_round(tmp_path))
 
     assert "first" not in result.report.split("## Unresolved", 1)[-1]
+
+
+def test_a_chinese_question_s_facets_are_the_dictionary_s_words() -> None:
+    """What an answer must touch, in Chinese: whole words ("服务器", not also its part
+    "务器"), and no guess at a word the dictionary lacks ("名是" of "设备名是什么"),
+    which no passage says and a follow-up search would look for."""
+    facets = facets_of("用 MS-DOS 分区表时，第一块硬盘上的第一个逻辑分区设备名是什么？")
+    assert "设备" in facets and "名是" not in facets
+    facets = facets_of("服务器不想开机进图形界面，怎么改成命令行的多用户模式？")
+    assert "服务器" in facets and "务器" not in facets

@@ -240,12 +240,12 @@ def words(text: str) -> list[str]:
     return _words(text, _TOKEN)
 
 
-def _words(text: str, pattern: re.Pattern[str]) -> list[str]:
+def _words(text: str, pattern: re.Pattern[str], search: bool = True) -> list[str]:
     out: list[str] = []
     for match in pattern.finditer(text):
         piece = match.group(0)
         if _HAS_CJK.match(piece):
-            out.extend(_cjk_terms(piece))
+            out.extend(_cjk_terms(piece, search))
         elif "." in piece and (glued := _GLUED.fullmatch(piece.lower())):
             prefix, number = glued.groups()
             out.extend([number] if prefix == "v" else [prefix, number])
@@ -283,14 +283,18 @@ _LETTER = re.compile(r"[^\W\d_]")
 def content_words(text: str) -> list[str]:
     """Words that carry meaning (no stopwords), unstemmed, in order, once each; a dotted
     number is one word, as in `tokenize` (a facet "15.15" is covered by "15.15", not by
-    "15")."""
-    return list(
-        dict.fromkeys(w for w in _words(text, _SEARCH_TOKEN) if w not in STOPWORDS and len(w) > 1)
-    )
+    "15"). Chinese is cut into the dictionary's words, not into search terms: not the
+    parts of a longer word ("务器" of "服务器") nor a guess at a word unknown to it
+    ("名是" of "设备名是什么"), which no passage says."""
+    words = _words(text, _SEARCH_TOKEN, search=False)
+    return list(dict.fromkeys(w for w in words if w not in STOPWORDS and len(w) > 1))
 
 
-def _cjk_terms(run: str) -> list[str]:
+def _cjk_terms(run: str, search: bool = True) -> list[str]:
+    """A run of CJK text as search terms (`search`: a long word and its parts, words the
+    dictionary lacks guessed), or as the dictionary's words."""
     if _KANA_ONLY.search(run):
         # jieba has no Japanese dictionary: overlapping character bigrams still match.
         return [run[i : i + 2] for i in range(max(1, len(run) - 1))]
-    return [term for term in _jieba().lcut_for_search(run) if term.strip()]
+    terms = _jieba().lcut_for_search(run) if search else _jieba().lcut(run, HMM=False)
+    return [term for term in terms if term.strip()]
