@@ -286,8 +286,8 @@ def content_words(text: str) -> list[str]:
     "15"). Chinese is cut into the dictionary's words, not into search terms: not the
     parts of a longer word ("务器" of "服务器") nor a guess at a word unknown to it
     ("名是" of "设备名是什么"), which no passage says."""
-    words = _words(text, _SEARCH_TOKEN, search=False)
-    return list(dict.fromkeys(w for w in words if w not in STOPWORDS and len(w) > 1))
+    cut = _words(text, _SEARCH_TOKEN, search=False)
+    return list(dict.fromkeys(w for w in cut if w not in STOPWORDS and len(w) > 1))
 
 
 def _cjk_terms(run: str, search: bool = True) -> list[str]:
