@@ -63,6 +63,9 @@ def test_the_corpus_lists_the_folders_and_collections_it_files_documents_under(
         "sub",
         "zh",
     ]
+    write(tmp_path / "corpus", "python-flask-doc/html/cli.md", "# CLI\n\nThe flask command.\n")
+    corpus.refresh()  # a new build: its shelves, not the last one's
+    assert "python-flask-doc/html" in corpus.shelves()
 
 
 def test_chinese_question_finds_chinese_passage(tmp_path: Path, cache_dir: str) -> None:

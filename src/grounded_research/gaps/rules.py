@@ -18,7 +18,6 @@ from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     Asked,
-    about_filed,
     asked_kind,
     distinctive_numbers,
     filed_names,
@@ -236,7 +235,10 @@ def why_unanswered(
     def answers(record: Evidence, start: int, end: int, lead: str) -> bool:
         sentence = LINE_MARKER.sub("", record.text[start:end])
         above = _frame(state, record, at(record, start))
-        if filed and not about_filed(filed, f"{lead}{sentence}", above, _place(state, record)):
+        # a page filed under another product names this one in passing ("A FlaskGroup
+        # Click group can be nested" in Flask's changelog): its other sentences are not
+        # about it ("Add --env-file option to the flask CLI" is not Click's)
+        if filed and not names_one_of(filed, f"{lead}{sentence}", above, _place(state, record)):
             return False
         return asked.answered_by(sentence, above, lead)
 

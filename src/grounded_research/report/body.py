@@ -39,7 +39,6 @@ from grounded_research.state import (
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
-    about_filed,
     filed_names,
     identifiers,
     mentions_identifier,
@@ -268,7 +267,7 @@ def answer_lines(
         return instruction_lines(question, chosen, headings_at)
     filed = filed_names(question, places.values(), shelves=shelves)
     if filed:  # as the gap check: not a passage about another product
-        chosen = [q for q in chosen if _about_filed(q, filed, titles, places)]
+        chosen = [q for q in chosen if _names_filed(q, filed, titles, places)]
     if asked.featured:  # as the gap check: "the zoneinfo module" is what a passage says
         chosen = [q for q in chosen if _says_featured(q, asked.featured, titles)]
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
@@ -319,12 +318,14 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
     return best[1] if best else []
 
 
-def _about_filed(
+def _names_filed(
     quote: Quote, filed: set[str], titles: dict[str, str], places: dict[str, str]
 ) -> bool:
+    """Whether the quote, the sentences before it, its headings or its place name a
+    product the corpus files documents under, as the gap check asks of a sentence."""
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
-    return about_filed(filed, f"{quote.lead}{quote.sentence}", above, places.get(source, ""))
+    return names_one_of(filed, f"{quote.lead}{quote.sentence}", above, places.get(source, ""))
 
 
 def _says_featured(quote: Quote, word: str, titles: dict[str, str]) -> bool:

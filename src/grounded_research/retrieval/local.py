@@ -171,6 +171,7 @@ class LocalCorpus:
         self.snapshots = SnapshotStore.in_cache(cache_dir)
         self._files: dict[str, IndexedFile] = {}
         self._documents: list[IndexedDocument] = []
+        self._shelves: tuple[list[IndexedDocument] | None, list[str]] = (None, [])
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._index: bm25f.Index | None = None
@@ -704,10 +705,14 @@ class LocalCorpus:
     def shelves(self) -> list[str]:
         """The folders and collections the corpus files its documents under
         (python-click-doc/…, "Click Documentation (8.1.x)"): a product the question names
-        has documentation here even when no search reached it (`filed_names`)."""
-        folders = {d.location.rsplit("/", 1)[0] for d in self._documents if "/" in d.location}
-        collections = {d.collection for d in self._documents if d.collection}
-        return sorted(folders | collections)
+        has documentation here even when no search reached it (`filed_names`). Read once
+        per set of documents, not on every search of a run."""
+        documents = self._documents
+        if self._shelves[0] is not documents:
+            folders = {d.location.rsplit("/", 1)[0] for d in documents if "/" in d.location}
+            collections = {d.collection for d in documents if d.collection}
+            self._shelves = (documents, sorted(folders | collections))
+        return list(self._shelves[1])
 
     def problems(self) -> list[SourceProblem]:
         recorded = [

@@ -496,14 +496,13 @@ def names_subject(
     location, _, collection = place.partition("\n")
     for phrase in phrases:
         *name, number = phrase.split()
-        if mentions_phrase(title, phrase) or (
-            mentions_phrase(text, phrase) and not (about and names_other_release(title, [phrase]))
-        ):
-            continue
-        if series and (
-            mentions_point_release(title, phrase)
-            or (mentions_point_release(text, phrase) and not names_other_release(title, [phrase]))
-        ):
+
+        def said(where: str, phrase: str = phrase) -> bool:
+            return mentions_phrase(where, phrase) or (
+                series and mentions_point_release(where, phrase)
+            )
+
+        if said(title) or (said(text) and not (about and names_other_release(title, [phrase]))):
             continue
         headings = (path[-1] for _, path in heading_lines(text, heading_paths(text)))
         headed = "\n".join([title, collection, *headings])
@@ -534,16 +533,6 @@ def names_one_of(names: set[str], text: str, frame: str, location: str) -> bool:
     """Whether a passage, its source's title or headings (`frame`) or its location name
     one of these names (packaged docs name their product in the path)."""
     return bool(names & named_terms(f"{frame}\n{text}") or named_in_location(names, location))
-
-
-def about_filed(filed: set[str], sentence: str, frame: str, place: str) -> bool:
-    """Whether a sentence is about one of the products the corpus files documents under
-    (`filed_names`): it is filed under it, or it, the sentences before it (in
-    `sentence`) or its title and headings (`frame`) name it. A page filed elsewhere
-    that names it in passing ("A FlaskGroup Click group can be nested" in Flask's
-    changelog) is not about it in its other sentences ("Add --env-file option to the
-    flask CLI" does not say when Click added one)."""
-    return bool(named_in_location(filed, place) or filed & named_terms(f"{frame}\n{sentence}"))
 
 
 def filed_names(
