@@ -687,6 +687,12 @@ class State(OutputState):
         """The gaps found by the latest gap check."""
         return [gap for gap in self.gaps if gap.round == self.round]
 
+    def found_for(self, sub_question_id: str) -> list[Evidence]:
+        """Everything this turn's searches found for the sub-question, selected or not: a
+        passage left out of the evidence still shows how the corpus writes a word, or that
+        it has the thing asked about."""
+        return [e for filed, e in self.turn_candidates() if filed == sub_question_id]
+
     def selected_for(self, sub_question_id: str) -> list[Evidence]:
         """Selected passages this sub-question's searches found, including those the
         selection filed under another sub-question (each passage is selected once)."""

@@ -918,3 +918,30 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
     assert started.kind == released.kind == "date"
     assert started.holds(since)
     assert not released.holds(since)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Sam Hartman wrote the preface of the handbook. When was that?", "date"),
+        ("I downloaded a .deb file. How do I install it with its dependencies?", "procedure"),
+        ("When I upgrade, how do I keep my configuration?", "procedure"),
+        ("After an upgrade, is the old kernel kept?", "yes_no"),
+        ("By default, how frequently does logcheck read the logs?", "quantity"),
+        ("Sphinx 2.4.5 vs Sphinx 4.0.0: which one came out first?", "comparison"),
+        ("What's the way to check Apache's configuration for errors?", "procedure"),
+        ("mapfile has a synonym in Bash. What is that other builtin called?", "name"),
+        ("Debian 12 comes with which version of X.Org?", "version"),
+    ],
+)
+def test_the_kind_is_read_off_the_clause_that_asks(question: str, kind: str) -> None:
+    """A question that sets the scene first ("…. When was that?", "When I upgrade, how
+    do I …") asks with its later clause; what the scene says still counts ("By default,
+    how frequently …" asks for a default number)."""
+    assert asked_kind(question) == kind
+
+
+def test_a_feature_named_at_the_opening_is_featured_a_function_word_is_not() -> None:
+    question = "The include_patterns option: what Sphinx version first had it?"
+    assert featured_word(question) == "include_patterns"
+    assert featured_word("What's the directive for setting the server banner?") == ""

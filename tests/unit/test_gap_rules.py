@@ -666,3 +666,28 @@ def test_titles_opening_with_the_same_word_share_no_subject() -> None:
         ]
     )
     assert find_disagreements(same) != []
+
+
+def test_an_opening_word_is_read_as_everything_found_writes_it() -> None:
+    """ "Unless told otherwise, …": the few selected passages may not say "unless" at
+    all; a passage the searches found besides writes it in lower case, so it is no name
+    that a passage must give."""
+    question = "Unless told otherwise, what encoding does Sphinx assume for source files?"
+    state = state_with(
+        [
+            (
+                "conf",
+                "source_encoding: The encoding of all source files. Default: 'utf-8-sig'.",
+                None,
+            ),
+            ("other", "It is read as UTF-8 unless a file says otherwise.", None),
+        ]
+    )
+    titled(state, conf="Sphinx configuration")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    state.selections = [Selection(context={"q0": ["e0"]})]  # the second was not selected
+    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+    assert not any("Unless" in d for d in details)
+    del state.evidence["e1"]
+    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+    assert details == ["no passage names Unless"]

@@ -111,7 +111,7 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
         if gap.kind == "facet":
             as_asked = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
             selected = state.selected_for(as_asked.id)
-            sub_question = as_sources_write_it(as_asked, selected)
+            sub_question = as_sources_write_it(as_asked, [*selected, *state.found_for(as_asked.id)])
             names = named_terms(sub_question.text)
             searched = searched_names(selected)
             about = [

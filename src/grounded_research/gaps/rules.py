@@ -104,7 +104,7 @@ def coverage_gaps(
 ) -> list[Gap]:
     """`headings_at`: the headings each sentence lies under, read off its snapshot."""
     ranked = sorted(selected, key=lambda e: -e.score)
-    sub_question = as_sources_write_it(sub_question, ranked)
+    sub_question = as_sources_write_it(sub_question, [*ranked, *state.found_for(sub_question.id)])
     facets = sub_question.facets or facets_of(sub_question.text)
     if not ranked:
         keywords = " ".join(facets)
@@ -156,7 +156,8 @@ def coverage_gaps(
 def as_sources_write_it(sub_question: SubQuestion, records: Sequence[Evidence]) -> SubQuestion:
     """The sub-question, and the queries it was searched with, with the opening word in
     lower case where only its place capitalises it (`opening_as_written`, read against
-    these passages): what the question names is what a passage must name."""
+    these passages: best what its searches found, selected or not, as the selected few
+    may not say the word at all): what the question names is what a passage must name."""
     texts = [record.text for record in records]
     return sub_question.model_copy(
         update={
@@ -220,7 +221,7 @@ def why_unanswered(
         ]
     # Everything the searches found for the sub-question, selected or not: a passage
     # left out of the evidence still shows that the corpus has the thing asked about.
-    found = [*ranked, *(e for sq_id, e in state.turn_candidates() if sq_id == sub_question.id)]
+    found = [*ranked, *state.found_for(sub_question.id)]
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]

@@ -123,6 +123,7 @@ def extractive_body(
             places,
             headings_at,
             closest=bool(not_answered) and sq.id == WHOLE_QUESTION_ID,
+            found=state.found_for(sq.id),
         )
         for sq in state.sub_questions
     }
@@ -429,6 +430,7 @@ def ranked_sentences(
     places: dict[str, str],
     headings_at: HeadingsAt,
     closest: bool = False,
+    found: Sequence[Evidence] = (),
 ) -> list[Quote]:
     """The evidence sentences that may answer the sub-question, best first: those sharing
     most terms with it, the words of its source's title and of the headings it lies under
@@ -445,8 +447,9 @@ def ranked_sentences(
     gc --auto packs them. … The default value is 6700."). `closest`, for a question the
     evidence does not answer: when no sentence is about what it names (no passage names
     it: that is often why), the sentences that would be but for the names, the nearest
-    the evidence comes."""
-    sub_question = as_sources_write_it(sub_question, records)
+    the evidence comes. `found`: what its searches found besides, read for how the corpus
+    writes the question's opening word (`as_sources_write_it`)."""
+    sub_question = as_sources_write_it(sub_question, [*records, *found])
     wanted = wanted_terms(sub_question.text, sub_question.facets)
     asked = Asked.of(sub_question.text)
     kind = asked.kind

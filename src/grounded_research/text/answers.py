@@ -27,7 +27,7 @@ AnswerKind = Literal[
 
 _PROCEDURE = re.compile(
     r"^\W*how\s+(?:do|can|could|should|would|does|might)\s+(?:i|we|you|one|a\s+user)\b|"
-    r"^\W*how\s+to\b|怎么|怎样|如何",
+    r"^\W*how\s+to\b|^\W*what\s+is\s+the\s+(?:\w+\s+)?way\s+to\b|怎么|怎样|如何",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
@@ -78,8 +78,9 @@ _QUANTITY = re.compile(
 _NAME = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}(?:command|function|option|setting|parameter|module|"
     r"method|class|tool|file|package|statement|clause|keyword|variable|directory|program|"
-    r"utility|flag|operator|type|field|library|format|name)s?\b|^\W*who\b|\bwho\W*$|"
-    r"\bwhat\s+is\s+called\b|"
+    r"utility|flag|operator|type|field|library|format|name|directive|builtin|extension|filter)"
+    r"s?\b|^\W*who\b|\bwho\W*$|"
+    r"\bwhat\s+(?:is|are|was|were)\s+(?:[\w-]+\s+){0,4}called\b|\bwhich\s+one\b|"
     r"(?:命令|文件|软件包|工具|选项|参数|目录|程序)是哪(?:一)?(?:个|些)|哪些(?:命令|文件|工具|软件包|程序)|"
     r"哪个命令|什么命令|哪条命令|哪个文件|什么文件|哪个软件包|什么软件包|哪个工具|什么工具|"
     r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁",
@@ -160,30 +161,67 @@ _IDENTIFIER = re.compile(
 _CALLED = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\(")
 
 
+# Words a question is asked with, and a clause that opens asking: "what …", "how …",
+# "is …", "when did …" (not "When I pick a release, what …", which sets the scene).
+_AUX_WORDS = (
+    r"(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|may|might|"
+    r"must|shall)\b"
+)
+_OPENS_ASKING = re.compile(
+    rf"\W*(?:(?:what|which|who|whom|whose|why|how)\b|(?:when|where)\s+{_AUX_WORDS}|{_AUX_WORDS})",
+    re.IGNORECASE,
+)
+_ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ": what …"
+    rf"(?:[.:;?!,]|\s[—–-])\s+(?=(?:what|which|who|whom|whose|why|how|when|where)\b|"
+    rf"{_AUX_WORDS})",
+    re.IGNORECASE,
+)
+_WHAT_IS = re.compile(r"\b(what|who|where|when|how)['’]s\b", re.IGNORECASE)
+
+
+def question_clause(question: str) -> str:
+    """The clause that asks, where the question sets the scene first ("Sam Hartman wrote
+    the preface …. When was that?", "The include_patterns option: what Sphinx version
+    first had it?", "When I pick a target release with -t, what priority …"): its form
+    says what kind of answer is wanted. The whole question when it opens asking, or no
+    later clause does ("Debian 12 comes with which version of X.Org?"); "what's" read as
+    "what is". A Chinese question is read whole: its question words stand anywhere."""
+    question = _WHAT_IS.sub(r"\1 is", question)
+    if has_cjk(question) or _OPENS_ASKING.match(question):
+        return question
+    clause = _ASKING_CLAUSE.search(question)
+    return question[clause.end() :] if clause else question
+
+
 def asked_kind(question: str) -> AnswerKind:
-    """The kind of answer the question asks for, by its form."""
-    for kind, pattern in (
-        ("comparison", COMPARISON),
-        ("procedure", _PROCEDURE),
-        ("yes_no", _YES_NO),
-        ("version", _VERSION),
-        ("name", _NAME),
-        ("version", _CHANGED_WHEN),
-        ("date", _DATE),
-        ("quantity", _QUANTITY),
+    """The kind of answer the question asks for, by the form of its asking clause
+    (`question_clause`); whether it compares two things, by the whole of it ("Sphinx
+    2.4.5 vs Sphinx 4.0.0: which one came out first?")."""
+    if COMPARISON.search(question):
+        return "comparison"
+    question = _WHAT_IS.sub(r"\1 is", question)
+    clause = question_clause(question)  # what opens asking: "how do I", "is it", "when did"
+    for kind, pattern, text in (
+        ("procedure", _PROCEDURE, clause),
+        ("yes_no", _YES_NO, clause),
+        ("version", _VERSION, question),
+        ("name", _NAME, clause),
+        ("version", _CHANGED_WHEN, question),
+        ("date", _DATE, clause),
+        ("quantity", _QUANTITY, question),  # "By default, how frequently …"
     ):
-        found = pattern.search(question)
+        found = pattern.search(text)
         if found is None:
             continue
         if kind in ("date", "quantity") and (
-            _thing_asked_before(question, found.start()) or _zh_thing_asked(question)
+            _thing_asked_before(text, found.start()) or _zh_thing_asked(text)
         ):
             return "name"  # "Which directive caps how many requests …" asks for a directive
-        noun = _head_noun(question) if pattern is _CHANGED_WHEN else ""
+        noun = _head_noun(text) if pattern is _CHANGED_WHEN else ""
         if noun and noun not in _KIND_NOUNS["version"].split():  # a thing was changed:
             return "date" if noun in _DATE_NOUNS else "name"  # "Which deprecation code …"
         return kind  # type: ignore[return-value]
-    if _head_noun(question) or _ZH_WHICH.search(question):  # "Which cyclone …": one's name
+    if _head_noun(clause) or _ZH_WHICH.search(clause):  # "Which cyclone …": one's name
         return "name"
     return "any"
 
@@ -646,7 +684,8 @@ def featured_word(question: str) -> str:
     the question's other names may be found without. Either way the corpus says nothing
     of the feature unless some page says the word. "" when the question writes none."""
     match = _FEATURED.search(question)
-    return (match.group("word") or match.group("keyword")) if match else ""
+    word = (match.group("word") or match.group("keyword")) if match else ""
+    return "" if word in STOPWORDS else word  # "the directive for setting …" features none
 
 
 _HYPHENS = re.compile(r"[-_\s]+")
@@ -661,7 +700,7 @@ def says_word(text: str, word: str) -> bool:
 
 
 _FEATURED = re.compile(
-    r"(?:\bthe\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])|"
+    r"(?:\b(?i:the)\s+(?:[\w.:/+-]+\s+)?(?P<word>[a-z][\w:.+-]*[a-z0-9])|"
     r"\b(?:the|an?)\s+(?:[\w.:/+-]+\s+)?(?P<keyword>[A-Z][A-Z0-9]{2,}))\s+(?:sub)?(?:command|"
     r"module|package|function|method|directive|keyword|clause|statement|extension|option|"
     r"setting|variable|field|flag|parameter|filter|fixture|hook|decorator|attribute|argument|"
@@ -897,7 +936,7 @@ class Asked(NamedTuple):
             frozenset(tokenize(" ".join(named_terms(question)))),
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
             featured_word(question) if kind != "comparison" else "",
-            kind == "date" and _WHEN_CHANGED.match(question) is not None,
+            kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
         )
 
     def holds_value(self, sentence: str) -> bool:
