@@ -26,6 +26,7 @@ from grounded_research.text.answers import (
     phrase_as_written,
     subjects,
 )
+from grounded_research.text.facets import facets_of
 from grounded_research.text.normalize import unaccented
 
 
@@ -931,6 +932,7 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         ("Sphinx 2.4.5 vs Sphinx 4.0.0: which one came out first?", "comparison"),
         ("What's the way to check Apache's configuration for errors?", "procedure"),
         ("mapfile has a synonym in Bash. What is that other builtin called?", "name"),
+        ("Django 3.2 came out when?", "date"),
         ("Debian 12 comes with which version of X.Org?", "version"),
     ],
 )
@@ -945,3 +947,20 @@ def test_a_feature_named_at_the_opening_is_featured_a_function_word_is_not() -> 
     question = "The include_patterns option: what Sphinx version first had it?"
     assert featured_word(question) == "include_patterns"
     assert featured_word("What's the directive for setting the server banner?") == ""
+
+
+def test_everyday_words_for_a_release_ask_when_it_was_released() -> None:
+    """ "Come out" and "ship" at the end of a question ask the date release notes give
+    as "released"; "ships X.Org" tells what a release holds."""
+    for question in ("When did Django 2.2 come out?", "On which day did Sphinx 5.0.2 ship?"):
+        asked = Asked.of(question)
+        assert asked.kind == "date" and asked.words == {"releas"}
+    assert Asked.of("Debian 12 ships which version of X.Org?").words == {"ship"}
+    assert facets_of("What day did Python 2.0 come out?") == ["python", "2.0", "released"]
+
+
+def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None:
+    question = "PostgreSQL 15.9 - what day was it released?"
+    assert head_word(question) == ""
+    assert "day" not in facets_of(question)
+    assert "year" not in facets_of("In which year did work on GNU begin?")

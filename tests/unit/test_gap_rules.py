@@ -691,3 +691,13 @@ def test_an_opening_word_is_read_as_everything_found_writes_it() -> None:
     del state.evidence["e1"]
     details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
     assert details == ["no passage names Unless"]
+
+
+def test_a_release_said_to_come_out_is_dated_by_its_release_notes() -> None:
+    question = "When did Django 3.2.5 come out?"
+    state = state_with(
+        [("notes", "*July 1, 2021*\n\nDjango 3.2.5 fixes two security issues in 3.2.4.", None)]
+    )
+    titled(state, notes="Django 3.2.5 release notes")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert "unanswered" not in kinds(gaps_of(state))

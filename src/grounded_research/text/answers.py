@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, heading_lines, heading_paths, sentences
-from grounded_research.text.facets import COMPARISON, facets_of
+from grounded_research.text.facets import COMPARISON, facets_of, in_release_words
 from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
 from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
@@ -51,6 +51,7 @@ _CHANGED_WHEN = re.compile(
 _DATE_NOUNS = ("date", "day", "year", "month")
 _DATE = re.compile(
     rf"\b(?:on\s+)?(?:what|which)\s+(?:{'|'.join(_DATE_NOUNS)})\b|^\W*(?:since\s+|until\s+)?when\b|"
+    r"\bwhen\W*$|"  # "Django 3.2 came out when?"
     r"\brelease\s+date\b|\bwhat\s+(?:is|was)\s+the\s+(?:[\w-]+\s+)?date\b|"
     r"何时|什么时候|哪一天|哪天|哪一年|哪年|哪一?个?月|几月|日期",
     re.IGNORECASE,
@@ -766,6 +767,7 @@ _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:\.[xX*](?![\w.]))?" + _NU
 _SERIES = re.compile(r"(\d+(?:\.\d+)*)\.[xX*]")
 _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "version": "version versions release releases 版本",
+    "date": "day days year years month months",  # "Release date:" labels one: not "date"
     "name": "name names 名字 名称",
 }
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
@@ -921,6 +923,7 @@ class Asked(NamedTuple):
 
     @classmethod
     def of(cls, question: str) -> Asked:
+        question = in_release_words(question)  # "When did Django 2.2 come out?": released
         kind = asked_kind(question)
         numbers = sorted(set(_GIVEN_NUMBER.findall(question)), key=len, reverse=True)
         return cls(

@@ -74,7 +74,7 @@ _FROM_WHEN_ON = re.compile(
 # to begin with.)
 _ORDER_WORDS = ("first", "earlier", "older", "newer", "later", "sooner")
 _ZH_ORDER_WORDS = ("更早", "更晚", "在前")
-_NOT_FACETS = frozenset((*_ORDER_WORDS, *_ZH_ORDER_WORDS))
+_NOT_FACETS = frozenset((*_ORDER_WORDS, *_ZH_ORDER_WORDS, "vs", "versus"))
 # A question that compares two things by when they came ("Which came first, A or B?").
 COMPARISON = re.compile(
     rf"\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|before|after)\b[^?]*\bor\b|"
@@ -86,10 +86,33 @@ COMPARISON = re.compile(
 )
 
 
+# Everyday words for a release: "When did Django 2.2 come out?", "On which day did Sphinx
+# 5.0.2 ship?" ask what release notes call the date it was released ("ships X.Org 7.7"
+# tells what a release holds, not when it came).
+_RELEASED_IN_OTHER_WORDS = re.compile(
+    r"\b(?:come|came|comes|coming)\s+out\b|\b(?:ship|ships|shipped)\b(?=\s*(?:[?.!]|$|first\b|"
+    r"earlier\b|later\b))|\b(?:launch|launched)\b",
+    re.IGNORECASE,
+)
+
+
+def in_release_words(text: str) -> str:
+    """The question with its everyday words for a release as release notes word it
+    ("came out" read as "released")."""
+    return _RELEASED_IN_OTHER_WORDS.sub("released", text)
+
+
+# The noun a question asks for a date with ("What day did Python 2.0 come out?", "In which
+# year …"): the kind of its answer, which a dated sentence need not say.
+_ASKED_WHEN = re.compile(r"\b(what|which)\s+(?:day|year|month)s?\b", re.IGNORECASE)
+
+
 def facets_of(text: str) -> list[str]:
     """The terms an answer must touch: the question's content words, minus question words,
     the words that open it before them (`_FROM_WHEN_ON`) and a comparison's order words
-    (`COMPARISON`)."""
+    (`COMPARISON`), the noun a date is asked with (`_ASKED_WHEN`); a release as release
+    notes word it (`in_release_words`)."""
+    text = _ASKED_WHEN.sub(r"\1", in_release_words(text))
     words = [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
         return [w for w in words if w.lower() not in _NOT_FACETS]
