@@ -964,3 +964,16 @@ def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None
     assert head_word(question) == ""
     assert "day" not in facets_of(question)
     assert "year" not in facets_of("In which year did work on GNU begin?")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does PostgreSQL set work_mem to if I don't change it",
+        "zlib streams: what chunkSize do they use when you don't specify one?",
+        "How many listeners can one event have out of the box?",
+    ],
+)
+def test_a_default_asked_for_without_the_word_is_a_default(question: str) -> None:
+    asked = Asked.of(question)
+    assert asked.kind == "quantity" and asked.default

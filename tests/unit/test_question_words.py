@@ -9,7 +9,7 @@ import pytest
 
 from grounded_research.api import research
 from grounded_research.text.facets import facets_of
-from grounded_research.text.facts import named_terms, opening_as_written
+from grounded_research.text.facts import named_terms, opening_as_written, releases_as_written
 from tests.conftest import write
 
 
@@ -191,3 +191,19 @@ def test_a_chinese_question_s_facets_are_the_dictionary_s_words() -> None:
     assert "设备" in facets and "名是" not in facets
     facets = facets_of("服务器不想开机进图形界面，怎么改成命令行的多用户模式？")
     assert "服务器" in facets and "务器" not in facets
+
+
+def test_a_lower_case_name_before_its_release_is_written_as_the_sources_write_it() -> None:
+    """ "sphinx 1.0 release date": the docs write Sphinx with a capital in their sentences
+    (and "sphinx-build", "sphinx.ext" as commands and modules), so it is the name of what
+    the question asks about; "port 7000" stays a port."""
+    sources = [
+        "Sphinx 1.0 was released in 2010. Run sphinx-build to build; sphinx.ext.autodoc loads.",
+        "With Sphinx, the server listens on port 8000 unless a port is given.",
+    ]
+    assert releases_as_written("sphinx 1.0 release date", sources) == "Sphinx 1.0 release date"
+    assert "sphinx" in named_terms(releases_as_written("when was sphinx 1.0 out", sources))
+    port = "Which process listens on port 7000?"
+    assert releases_as_written(port, sources) == port
+    chinese = "apt 3.0 新增了哪些子命令？"
+    assert releases_as_written(chinese, ["Apt 3.0 adds commands. Apt is APT."]) == chinese

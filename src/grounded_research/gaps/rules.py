@@ -45,6 +45,7 @@ from grounded_research.text.facts import (
     names_as_written,
     opening_as_written,
     quantities,
+    releases_as_written,
 )
 from grounded_research.text.tokenize import tokenize
 
@@ -155,14 +156,20 @@ def coverage_gaps(
 
 def as_sources_write_it(sub_question: SubQuestion, records: Sequence[Evidence]) -> SubQuestion:
     """The sub-question, and the queries it was searched with, with the opening word in
-    lower case where only its place capitalises it (`opening_as_written`, read against
-    these passages: best what its searches found, selected or not, as the selected few
-    may not say the word at all): what the question names is what a passage must name."""
+    lower case where only its place capitalises it (`opening_as_written`) and a name
+    before its release number capitalised where the sources capitalise it
+    (`releases_as_written`), read against these passages (best what its searches found,
+    selected or not, as the selected few may not say the word at all): what the question
+    names is what a passage must name."""
     texts = [record.text for record in records]
+
+    def as_written(text: str) -> str:
+        return releases_as_written(opening_as_written(text, texts), texts)
+
     return sub_question.model_copy(
         update={
-            "text": opening_as_written(sub_question.text, texts),
-            "queries": [opening_as_written(query, texts) for query in sub_question.queries],
+            "text": as_written(sub_question.text),
+            "queries": [as_written(query) for query in sub_question.queries],
         }
     )
 

@@ -191,6 +191,35 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
 
 
+def releases_as_written(text: str, sources: Iterable[str]) -> str:
+    """The text with a lower-case word before a release number ("sphinx 1.0 release
+    date", "requests 2.26.0") capitalised where the sources write it as a name: with a
+    capital inside their sentences more often than in lower case as a word of its own
+    (not a command, a module or a path: "sphinx-build", "sphinx.ext"). What the question
+    names with its release is what a passage must name, as for a capitalised name."""
+    if has_cjk(text):  # a Chinese question's Latin words are its names (`latin_terms`)
+        return text
+    sources = list(sources)
+
+    def as_written(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word in STOPWORDS:
+            return word
+        capital = word[:1].upper() + word[1:]
+        inside = re.compile(rf"[\w,;:)] {capital}\b")
+        lower = re.compile(rf"(?<![\w.\-/`]){word}(?![\w.\-/`(])")
+        capitals = sum(len(inside.findall(source)) for source in sources)
+        lowers = sum(len(lower.findall(source)) for source in sources)
+        return capital if capitals > lowers else word
+
+    return _LOWER_BEFORE_NUMBER.sub(as_written, text)
+
+
+_LOWER_BEFORE_NUMBER = re.compile(
+    r"(?<![\w.\-/`])[a-z]{2,}(?=\s+v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z]))"
+)
+
+
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
 
 
