@@ -934,6 +934,8 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         ("mapfile has a synonym in Bash. What is that other builtin called?", "name"),
         ("Django 3.2 came out when?", "date"),
         ("Debian 12 comes with which version of X.Org?", "version"),
+        ("A manga about Ichitaka Seto, is written by someone born in what year?", "date"),
+        ("CMP0135, the policy on timestamps of extracted files, was introduced when?", "version"),
     ],
 )
 def test_the_kind_is_read_off_the_clause_that_asks(question: str, kind: str) -> None:
@@ -964,6 +966,7 @@ def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None
     assert head_word(question) == ""
     assert "day" not in facets_of(question)
     assert "year" not in facets_of("In which year did work on GNU begin?")
+    assert "years" in facets_of("The president served during what years?")  # a span
 
 
 @pytest.mark.parametrize(

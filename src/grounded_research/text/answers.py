@@ -45,7 +45,8 @@ _VERSION = re.compile(
     re.IGNORECASE,
 )
 _CHANGED_WHEN = re.compile(
-    r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b",
+    r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b|"
+    r"\b(?:added|introduced|deprecated|removed|dropped|changed)\s+when\W*$",  # "… added when?"
     re.IGNORECASE,
 )
 _DATE_NOUNS = ("date", "day", "year", "month")
@@ -181,9 +182,12 @@ _OPENS_ASKING = re.compile(
     rf"\W*(?:(?:what|which|who|whom|whose|why|how)\b|(?:when|where)\s+{_AUX_WORDS}|{_AUX_WORDS})",
     re.IGNORECASE,
 )
-_ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ": what …"
-    rf"(?:[.:;?!,]|\s[—–-])\s+(?=(?:what|which|who|whom|whose|why|how|when|where)\b|"
-    rf"{_AUX_WORDS})",
+_WH_WORDS = r"(?:what|which|who|whom|whose|why|how|when|where)\b"
+_ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ": what …",
+    # ", is the old kernel kept?"; not a verb the question goes on with (", is written by
+    # someone born in what year?")
+    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|(?:[.:;?!]|\s[—–-])\s+(?={_AUX_WORDS})|"
+    rf",\s+(?={_AUX_WORDS}(?![^?]*\b{_WH_WORDS}))",
     re.IGNORECASE,
 )
 _WHAT_IS = re.compile(r"\b(what|who|where|when|how)['’]s\b", re.IGNORECASE)

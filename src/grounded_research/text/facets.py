@@ -104,7 +104,7 @@ def in_release_words(text: str) -> str:
 
 # The noun a question asks for a date with ("What day did Python 2.0 come out?", "In which
 # year …"): the kind of its answer, which a dated sentence need not say.
-_ASKED_WHEN = re.compile(r"\b(what|which)\s+(?:day|year|month)s?\b", re.IGNORECASE)
+_ASKED_WHEN = re.compile(r"\b(what|which)\s+(?:day|year|month)\b", re.IGNORECASE)
 
 
 def facets_of(text: str) -> list[str]:
