@@ -930,6 +930,11 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         ("After an upgrade, is the old kernel kept?", "yes_no"),
         ("By default, how frequently does logcheck read the logs?", "quantity"),
         ("Sphinx 2.4.5 vs Sphinx 4.0.0: which one came out first?", "comparison"),
+        ("Django 3.1 or Python 3.9 - which was released earlier?", "comparison"),
+        ("Did SQLite's RETURNING or PostgreSQL's MERGE come out earlier?", "comparison"),
+        ("Did CMake get presets before or after CMAKE_MAXIMUM_RECURSION_DEPTH?", "comparison"),
+        ("Is the old kernel kept or removed after an upgrade?", "yes_no"),
+        ("Does apt remove old kernels first or keep them?", "yes_no"),
         ("What's the way to check Apache's configuration for errors?", "procedure"),
         ("mapfile has a synonym in Bash. What is that other builtin called?", "name"),
         ("Django 3.2 came out when?", "date"),
@@ -980,3 +985,14 @@ def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None
 def test_a_default_asked_for_without_the_word_is_a_default(question: str) -> None:
     asked = Asked.of(question)
     assert asked.kind == "quantity" and asked.default
+
+
+def test_two_things_compared_with_no_change_named_are_compared_by_when_they_came() -> None:
+    """ "A or B: which one did Python get first?": an item of What's New that adds one
+    is dated by its title, as for "Which was added first"; two releases compared are
+    compared by their release dates, no change asked."""
+    asked = Asked.of("math.isqrt() or functools.cache(): which one did Python get first?")
+    frame = "What’s New In Python 3.8\nImproved Modules\nmath"
+    assert asked.events == {"added"}
+    assert asked.answered_by("Added a new function `math.isqrt()` for integer roots.", frame)
+    assert not Asked.of("Which was released first, Python 2.6 or Python 3.0?").events

@@ -888,8 +888,12 @@ def asked_events(question: str, kind: AnswerKind) -> frozenset[str]:
     """What the question asks a date or a version of (`events_in`); when it names no
     change, "since which version" and "from which release on" ask when something came
     ("Since which Python version does the math module have isqrt()?": added), or, said
-    with a negation, when it went ("From which release on is X unavailable?": removed)."""
+    with a negation, when it went ("From which release on is X unavailable?": removed);
+    a comparison of two things that are no releases, when each came ("A or B: which did
+    Python get first?": added)."""
     events = events_in(question, kind)
+    if not events and kind == "comparison" and not key_phrases(question):
+        return frozenset({"added"})  # "A or B: which did Python get first?": when each came
     if events or kind not in ("date", "version") or not _SINCE_WHEN.search(question):
         return events
     return frozenset({"removed" if _NEGATED.search(question) else "added"})

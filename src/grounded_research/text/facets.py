@@ -80,6 +80,10 @@ COMPARISON = re.compile(
     rf"\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|before|after)\b[^?]*\bor\b|"
     rf"\b(?:{'|'.join(_ORDER_WORDS)})\b[^?]*,[^?]*\bor\b|"
     rf"\b(?:vs|versus)\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|earlier|later)\b|"  # "A vs B: which …"
+    rf"\bor\b[^?]*\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)})\b|"  # "A or B - which came first?"
+    # "Did A or B come out earlier?", "Did CMake get A before or after B?"
+    rf"^\W*(?:did|was|were|is|are|does|do)\b[^?]*\bor\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)})\b|"
+    r"\bbefore\s+or\s+after\b|"
     r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
     r"先\w{0,6}哪(?:一)?个",
     re.IGNORECASE,
