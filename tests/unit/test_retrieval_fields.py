@@ -234,3 +234,23 @@ def test_which_version_finds_the_release_that_lists_the_change(
     corpus = open_corpus(str(root), cache_dir, 600)
     hits = corpus.search_sync("Which SQLite version added RIGHT and FULL OUTER JOIN?", 2)
     assert hits[0].location == "releaselog/3_39_0.md"
+
+
+def test_how_big_finds_the_page_that_gives_the_maximum_size(tmp_path: Path, cache_dir: str) -> None:
+    """ "How big can a database get?" asks what a page of limits calls the maximum size
+    of a database; the question's "big" searches for "maximum" and "size" too."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "howto.md",
+        "# Copying an SQLite database\n\nA big SQLite database file can be copied, or attached "
+        "to another database, as any other file can.\n",
+    )
+    write(
+        root,
+        "limits.md",
+        "# Limits In SQLite\n\nMaximum database size: every SQLite database has a maximum "
+        "size of about 281 terabytes.\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 600)
+    assert corpus.search_sync("How big can an SQLite database get?", 1)[0].location == "limits.md"

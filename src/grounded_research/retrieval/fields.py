@@ -51,10 +51,17 @@ NAME_MIN_DOCUMENTS = 50
 CODE_BOOST = 1.0
 CODE_POOL = 20
 
-# A word of a question and the word documentation writes for it, as search tokens:
-# "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0".
-# The other word counts SYNONYM_WEIGHT of the question's.
-SYNONYMS = {"version": "releas"}
+# A word of a question and the words documentation writes for it, as search tokens:
+# "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
+# "how big can a database get" what a page of limits gives as its "maximum size". The
+# other words count SYNONYM_WEIGHT of the question's.
+SYNONYMS = {
+    "version": ("releas",),
+    "big": ("maximum", "size"),
+    "larg": ("maximum", "size"),
+    "largest": ("maximum",),
+    "biggest": ("maximum",),
+}
 SYNONYM_WEIGHT = 0.5
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
@@ -187,9 +194,9 @@ def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
     terms: dict[str, float] = dict(Counter(tokenize(query) + option_names(query)))
     if not terms:
         return np.zeros(index.chunks, dtype=np.float32)
-    for word, also in SYNONYMS.items():
-        if word in terms and also not in terms:
-            terms[also] = SYNONYM_WEIGHT * terms[word]
+    for word, written in SYNONYMS.items():
+        for also in written if word in terms else ():
+            terms.setdefault(also, SYNONYM_WEIGHT * terms[word])
     total = index.scores(terms, FIELD_WEIGHTS)
     held = [index.holds(name, NAME_FIELDS) for name in sorted(query_names(query))]
     return name_boost(total, held, index.chunk_document)
