@@ -996,3 +996,12 @@ def test_two_things_compared_with_no_change_named_are_compared_by_when_they_came
     assert asked.events == {"added"}
     assert asked.answered_by("Added a new function `math.isqrt()` for integer roots.", frame)
     assert not Asked.of("Which was released first, Python 2.6 or Python 3.0?").events
+
+
+def test_the_first_version_that_has_a_thing_asks_when_it_was_added() -> None:
+    """As "since which version" does: an item that adds it under a release heading
+    answers ("Add support for the RETURNING clause …" under "SQLite Release 3.35.1")."""
+    asked = Asked.of("What's the first SQLite version that supports a RETURNING clause?")
+    assert asked.events == {"added"}
+    frame = "SQLite Release 3.35.1 On 2021-03-15\nChanges"
+    assert asked.answered_by("Add support for the RETURNING clause on DELETE.", frame)

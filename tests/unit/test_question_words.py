@@ -207,3 +207,10 @@ def test_a_lower_case_name_before_its_release_is_written_as_the_sources_write_it
     assert releases_as_written(port, sources) == port
     chinese = "apt 3.0 新增了哪些子命令？"
     assert releases_as_written(chinese, ["Apt 3.0 adds commands. Apt is APT."]) == chinese
+
+
+def test_a_word_that_opens_the_question_s_form_is_no_name() -> None:
+    """ "Starting with which version of Git …" was declared open: "no passage names
+    Starting"."""
+    question = "Starting with which version of Git does fetch reject tag updates?"
+    assert "starting" not in named_terms(opening_as_written(question, ["Starting Git"]))

@@ -909,6 +909,8 @@ _WHEN_CHANGED = re.compile(
 )
 _SINCE_WHEN = re.compile(
     r"\bsince\s+(?:which|what|when)\b|\b(?:from|starting\s+(?:with|from))\s+(?:which|what)\b"
+    # "the first SQLite version that supports …", "the first Node.js 18 release that has it"
+    r"|\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which|where)\b"
     r"|从哪个|自哪个|从哪一",
     re.IGNORECASE,
 )

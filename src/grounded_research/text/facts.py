@@ -174,11 +174,14 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     RAM …"). So read, a question's first word is a name only when the sources write it
     as one ("Debian …", "May a Go compiler …" beside "in May 2010", "Seven Brief Lessons
     on Physics was …"); unchanged when they do not write it at all, and in a Chinese
-    question, which writes in Latin letters only what it names (`answers.latin_terms`)."""
+    question, which writes in Latin letters only what it names (`answers.latin_terms`).
+    A word that opens the question's form ("Starting with which version …") is none."""
     opening = _OPENING_WORD.match(text)
     if opening is None or has_cjk(text):  # a Chinese question writes in Latin only names
         return text
     word = opening.group(1)
+    if _OPENER.match(text):  # "Starting with which version …": the form of the question
+        return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
     inside = re.compile(rf"[\w,;:)] {word}\b")  # a capital after a word: a name
     lower = re.compile(rf"\b{word.lower()}\b")
     said_lower = False
@@ -220,6 +223,11 @@ _LOWER_BEFORE_NUMBER = re.compile(
 )
 
 
+# Words that open a question before its question word and ask no more than "in" does:
+# "Starting with which version …", "Beginning in what year …", "As of which release …".
+_OPENER = re.compile(
+    r"\s*(?:starting|beginning|as\s+of)\s+(?:\w+\s+)?(?:which|what|when)\b", re.IGNORECASE
+)
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
 
 
