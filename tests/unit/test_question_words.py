@@ -214,3 +214,17 @@ def test_a_word_that_opens_the_question_s_form_is_no_name() -> None:
     Starting"."""
     question = "Starting with which version of Git does fetch reject tag updates?"
     assert "starting" not in named_terms(opening_as_written(question, ["Starting Git"]))
+
+
+def test_a_request_after_a_question_is_no_part_of_its_own() -> None:
+    """ "… come out? Exact date please." asks one thing: a part that asks nothing of its
+    own qualifies the question before it (as a part, anything answered it)."""
+    from grounded_research.nodes.planner import question_parts
+
+    assert question_parts("When did Flask 2.3 come out? Exact date please.") == []
+    assert question_parts("When did CMake 3.25 come out? I need the date.") == []
+    assert question_parts("Which port does Apache use? And which user does it run as?") == [
+        "Which port does Apache use",
+        "And which user does it run as",
+    ]
+    assert len(question_parts("apt 3.0 新增了哪些子命令？dpkg 1.22 加了哪些新功能？")) == 2

@@ -25,6 +25,7 @@ from grounded_research.models import ModelFailure, NodeModel, node_model
 from grounded_research.progress import reports
 from grounded_research.prompts import Found, Plan, planner_messages
 from grounded_research.state import State, SubQuestion, Usage
+from grounded_research.text.answers import asks
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import named_terms
 from grounded_research.text.tokenize import content_words
@@ -165,7 +166,10 @@ def planned_by_rules(question: str, context: Context) -> list[SubQuestion]:
 
 
 def question_parts(question: str) -> list[str]:
-    """The parts of a compound question; none when it asks one thing."""
+    """The parts of a compound question; none when it asks one thing. A part after the
+    first asks something of its own, or it only qualifies what comes before ("When did
+    CMake 3.25 come out? I need the exact date.")."""
     parts = [p.strip(" ,，。.") for p in _PART_BREAK.split(question)]
     parts = [p for p in parts if len(content_words(p)) >= 2]
+    parts = parts[:1] + [p for p in parts[1:] if asks(p)]
     return parts if len(parts) > 1 else []
