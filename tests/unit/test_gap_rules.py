@@ -71,6 +71,17 @@ def unanswered(question: str, *passages: tuple[str, str, str | None]) -> list[st
     return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
 
 
+def unanswered_found_then_not(state: State, question: str) -> tuple[list[str], list[str]]:
+    """Why the first passage alone does not answer the question, as the gap check says
+    it: while the second passage was found by the searches but not selected, then when
+    it was never found."""
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    state.selections = [Selection(context={"q0": ["e0"]})]  # the second was not selected
+    found = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+    del state.evidence["e1"]
+    return found, [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+
+
 def kinds(gaps: list[Gap]) -> set[str]:
     return {gap.kind for gap in gaps}
 
@@ -362,6 +373,9 @@ def test_a_date_under_a_title_that_shares_the_asked_word_answers() -> None:
     titled(state, notes="Django 3.2.5 release notes")
     state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
     assert "unanswered" not in kinds(gaps_of(state))
+    asked = "When did Django 3.2.5 come out?"  # in other words: released
+    state.sub_questions[0] = SubQuestion(id="q0", text=asked, queries=[asked])
+    assert "unanswered" not in kinds(gaps_of(state))
     titled(state, notes="Django 3.2.5 changelog")  # the title no longer says "release"
     assert "unanswered" in kinds(gaps_of(state))
 
@@ -392,13 +406,9 @@ def test_the_thing_asked_about_is_looked_for_in_everything_found() -> None:
             ("terms", "Halvard gives a warranty of 8 years on the Estra battery pack.", None),
         ]
     )
-    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-    state.selections = [Selection(context={"q0": ["e0"]})]  # the second was not selected
-    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-    assert not any("mentions warranty" in d for d in details)
-    del state.evidence["e1"]
-    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-    assert details == ["no passage about it mentions warranty"]
+    found, never_found = unanswered_found_then_not(state, question)
+    assert not any("mentions warranty" in d for d in found)
+    assert never_found == ["no passage about it mentions warranty"]
 
 
 def test_the_feature_a_question_names_in_lower_case_must_be_said_where_it_is_answered() -> None:
@@ -684,20 +694,6 @@ def test_an_opening_word_is_read_as_everything_found_writes_it() -> None:
         ]
     )
     titled(state, conf="Sphinx configuration")
-    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-    state.selections = [Selection(context={"q0": ["e0"]})]  # the second was not selected
-    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-    assert not any("Unless" in d for d in details)
-    del state.evidence["e1"]
-    details = [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
-    assert details == ["no passage names Unless"]
-
-
-def test_a_release_said_to_come_out_is_dated_by_its_release_notes() -> None:
-    question = "When did Django 3.2.5 come out?"
-    state = state_with(
-        [("notes", "*July 1, 2021*\n\nDjango 3.2.5 fixes two security issues in 3.2.4.", None)]
-    )
-    titled(state, notes="Django 3.2.5 release notes")
-    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
-    assert "unanswered" not in kinds(gaps_of(state))
+    found, never_found = unanswered_found_then_not(state, question)
+    assert not any("Unless" in d for d in found)
+    assert never_found == ["no passage names Unless"]
