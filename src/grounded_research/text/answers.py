@@ -193,18 +193,16 @@ _ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ":
 _WHAT_IS = re.compile(r"\b(what|who|where|when|how)['’]s\b", re.IGNORECASE)
 
 
-_ZH_ASKING = re.compile(r"什么|哪|怎|如何|多少|几|吗|是否|谁|何|能否|是不是|有没有")
+_ASKS_WITH = re.compile(
+    rf"\b{_WH_WORDS}|什么|哪|怎|如何|多少|几|吗|是否|谁|何|能否|是不是|有没有", re.I
+)
 
 
 def asks(text: str) -> bool:
     """Whether the text asks something: a question word in it, an auxiliary opening it
     ("Is it …"), a Chinese question word; not a request that only qualifies a question
     before it ("Exact date please.", "I need the date.")."""
-    return bool(
-        re.search(rf"\b{_WH_WORDS}", text, re.IGNORECASE)
-        or _OPENS_ASKING.match(text)
-        or _ZH_ASKING.search(text)
-    )
+    return bool(_ASKS_WITH.search(text) or _OPENS_ASKING.match(text))
 
 
 def question_clause(question: str) -> str:

@@ -62,7 +62,7 @@ QUESTION_WORDS = frozenset(
 # What opens a question before its question word and asks no more than "in" does ("Since
 # which version …", "As of what date …", "Starting with which release …"): the question's
 # form, not a word its answer says; "deprecated since version 3.0" answers it no better.
-_FROM_WHEN_ON = re.compile(
+FROM_WHEN_ON = re.compile(
     r"^\s*(?:since|as of|starting (?:with|from|in)|beginning (?:with|in))\s+"
     r"(?=(?:which|what|when)\b)",
     re.IGNORECASE,
@@ -113,11 +113,11 @@ _ASKED_WHEN = re.compile(r"\b(what|which)\s+(?:day|year|month)\b", re.IGNORECASE
 
 def facets_of(text: str) -> list[str]:
     """The terms an answer must touch: the question's content words, minus question words,
-    the words that open it before them (`_FROM_WHEN_ON`) and a comparison's order words
+    the words that open it before them (`FROM_WHEN_ON`) and a comparison's order words
     (`COMPARISON`), the noun a date is asked with (`_ASKED_WHEN`); a release as release
     notes word it (`in_release_words`)."""
     text = _ASKED_WHEN.sub(r"\1", in_release_words(text))
-    words = [w for w in content_words(_FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
+    words = [w for w in content_words(FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
         return [w for w in words if w.lower() not in _NOT_FACETS]
     return words

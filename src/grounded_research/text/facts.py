@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from grounded_research.text.facets import FROM_WHEN_ON
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk
 
 _NUMBER = r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
@@ -180,7 +181,7 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     if opening is None or has_cjk(text):  # a Chinese question writes in Latin only names
         return text
     word = opening.group(1)
-    if _OPENER.match(text):  # "Starting with which version …": the form of the question
+    if FROM_WHEN_ON.match(text):  # "Starting with which version …": the question's form
         return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
     inside = re.compile(rf"[\w,;:)] {word}\b")  # a capital after a word: a name
     lower = re.compile(rf"\b{word.lower()}\b")
@@ -222,12 +223,6 @@ _LOWER_BEFORE_NUMBER = re.compile(
     r"(?<![\w.\-/`])[a-z]{2,}(?=\s+v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z]))"
 )
 
-
-# Words that open a question before its question word and ask no more than "in" does:
-# "Starting with which version …", "Beginning in what year …", "As of which release …".
-_OPENER = re.compile(
-    r"\s*(?:starting|beginning|as\s+of)\s+(?:\w+\s+)?(?:which|what|when)\b", re.IGNORECASE
-)
 _OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
 
 
