@@ -210,9 +210,8 @@ def question_clause(question: str) -> str:
     the preface …. When was that?", "The include_patterns option: what Sphinx version
     first had it?", "When I pick a target release with -t, what priority …"): its form
     says what kind of answer is wanted. The whole question when it opens asking, or no
-    later clause does ("Debian 12 comes with which version of X.Org?"); "what's" read as
-    "what is". A Chinese question is read whole: its question words stand anywhere."""
-    question = _WHAT_IS.sub(r"\1 is", question)
+    later clause does ("Debian 12 comes with which version of X.Org?"). A Chinese
+    question is read whole: its question words stand anywhere."""
     if has_cjk(question) or _OPENS_ASKING.match(question):
         return question
     clause = _ASKING_CLAUSE.search(question)
@@ -225,7 +224,7 @@ def asked_kind(question: str) -> AnswerKind:
     2.4.5 vs Sphinx 4.0.0: which one came out first?")."""
     if COMPARISON.search(question):
         return "comparison"
-    question = _WHAT_IS.sub(r"\1 is", question)
+    question = _WHAT_IS.sub(r"\1 is", question)  # "what's the default …"
     clause = question_clause(question)  # what opens asking: "how do I", "is it", "when did"
     for kind, pattern, text in (
         ("procedure", _PROCEDURE, clause),
