@@ -255,6 +255,29 @@ def test_a_short_line_ending_with_a_function_word_is_wrapped_prose() -> None:
     assert [text[a:b].split()[0] for a, b in sentences(text)] == ["If", "Where", "Short"]
 
 
+def test_a_manual_page_setting_is_one_sentence_with_its_term_line() -> None:
+    """A manual page's setting: the term line holds the name and the default, the lines
+    indented under it say what it is; a short term line is no sentence of its own."""
+    text = (
+        "       **queue_minfree (0)**\n"
+        "              The minimal amount of free space in bytes in the queue file sys-\n"
+        "              tem that is needed to receive mail.\n"
+        "       **smtpd_recipient_limit (1000)**\n"
+        "              The  maximal  number  of recipients that the Postfix SMTP server\n"
+        "              accepts per message delivery request.\n"
+        "       Available in Postfix version 2.1 and later:\n"
+        "              More lines.\n"
+    )
+    spans = sentences(text, titled=False)
+    assert [text[a:b].split()[0] for a, b in spans] == [
+        "**queue_minfree",
+        "**smtpd_recipient_limit",
+        "Available",
+        "More",
+    ]
+    assert text[spans[1][0] : spans[1][1]].endswith("request.")
+
+
 def test_a_passage_cut_from_further_on_has_no_title_line() -> None:
     """A plain-text document's first line is its title; a passage's first line is a
     wrapped line like the others."""

@@ -59,7 +59,8 @@ from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-# 23: a list's bold label ending with a colon heads the list's items
+# 24: a manual page's bold term line and the lines indented under it are one sentence
+# (`chunking._hangs_under`); 23: a list's bold label ending with a colon heads the list's items
 # (`chunking.list_labels`); 22: a Markdown file's front matter without a title is not its
 # title; 21: titles and ranks ("Adm.", "Jr.", "(Ret.)") end no sentence; 20: a definition
 # term over terms of its own a heading level above them; 19: the
@@ -72,7 +73,7 @@ from grounded_research.text.tokenize import tokenize
 # ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept, no
 # headings in code fences; 10: a passage lies under the path of most of its words; 8:
 # hidden HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 23
+INDEX_VERSION = 24
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE

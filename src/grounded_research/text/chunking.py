@@ -191,7 +191,21 @@ def _continues(text: str, previous: Span, line: Span, titled: bool) -> bool:
     title = titled and previous[0] == 0 and len(previous_text) < 120
     if title and not _BLOCK_LINE.match(previous_text):
         return False  # the first line of a plain-text file is its title; not a list item
-    return previous_text[-1] not in ".!?:;。！？；" and len(previous_text) >= 40
+    if previous_text[-1] in ".!?:;。！？；":
+        return False
+    return len(previous_text) >= 40 or _hangs_under(previous_text, line_text)
+
+
+def _hangs_under(term: str, line: str) -> bool:
+    """Whether `line` is indented deeper than the single line `term` above it, which
+    opens in bold: a manual page's options and settings, whose term line holds the name
+    and the default ("**smtpd_recipient_limit (1000)**") and whose indented lines say
+    what it is. The two are one statement; a description quoted without its term says
+    of nothing. (Code indents its lines too, but opens none in bold; a section's heading,
+    "**SEE ALSO**", is in capitals.)"""
+    if "\n" in term or not term.lstrip().startswith("**") or term.upper() == term:
+        return False
+    return len(line) - len(line.lstrip()) > len(term) - len(term.lstrip())
 
 
 # Words no sentence, title or list item ends with: a line ending with one is hard-wrapped
