@@ -236,6 +236,35 @@ def test_which_version_finds_the_release_that_lists_the_change(
     assert hits[0].location == "releaselog/3_39_0.md"
 
 
+@pytest.mark.parametrize(
+    ("question", "other", "answering"),
+    [
+        (
+            "How big can an SQLite database get?",
+            "The 4-byte big-endian integer at offset 28 of the SQLite database header "
+            "holds the big-endian page count, big-endian as every field of the header.",
+            "Every SQLite database has a maximum size of about 281 terabytes.",
+        ),
+        (
+            "How long does the server wait for a client?",
+            "Long lines from a client are split; the server keeps long headers whole.",
+            "The server waits for a client until its timeout of 300 seconds has passed.",
+        ),
+    ],
+)
+def test_the_word_after_how_searches_for_its_dimension_not_itself(
+    tmp_path: Path, cache_dir: str, question: str, other: str, answering: str
+) -> None:
+    """ "How big", "how long": the word names the dimension asked, which documentation
+    writes as "maximum size" or "timeout", and its own word is another's ("big-endian",
+    "long lines")."""
+    root = tmp_path / "corpus"
+    write(root, "other.md", f"# Notes\n\n{other}\n")
+    write(root, "answering.md", f"# Reference\n\n{answering}\n")
+    corpus = open_corpus(str(root), cache_dir, 600)
+    assert corpus.search_sync(question, 1)[0].location == "answering.md"
+
+
 def test_how_big_finds_the_page_that_gives_the_maximum_size(tmp_path: Path, cache_dir: str) -> None:
     """ "How big can a database get?" asks what a page of limits calls the maximum size
     of a database; the question's "big" searches for "maximum" and "size" too."""

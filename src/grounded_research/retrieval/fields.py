@@ -63,6 +63,19 @@ SYNONYMS = {
     "biggest": ("maximum",),
 }
 SYNONYM_WEIGHT = 0.5
+# "How big can a database get?", "how long does it wait?": the word after "how" says in
+# which dimension the answer is, and documentation gives it under that dimension's name
+# ("Maximum Database Size", "timeout"), where the word itself is another's ("big-endian",
+# "long lines"). Asked so, the word's weight goes to those names.
+DIMENSIONS = {
+    "big": ("maximum", "size"),
+    "larg": ("maximum", "size"),
+    "long": ("time", "timeout"),
+    "often": ("interval", "frequency"),
+    "deep": ("depth",),
+    "many": ("number",),
+}
+_HOW = re.compile(r"\bhow\s+(\w+)", re.IGNORECASE)
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
@@ -194,6 +207,12 @@ def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
     terms: dict[str, float] = dict(Counter(tokenize(query) + option_names(query)))
     if not terms:
         return np.zeros(index.chunks, dtype=np.float32)
+    for asked in _HOW.findall(query):
+        dimension = asked.lower() if asked.lower() in DIMENSIONS else "".join(tokenize(asked))
+        if dimension in DIMENSIONS:  # "many" is no search word: its names count as synonyms
+            weight = terms.pop(dimension, SYNONYM_WEIGHT)
+            for name in DIMENSIONS[dimension]:
+                terms[name] = max(terms.get(name, 0.0), weight)
     for word, written in SYNONYMS.items():
         for also in written if word in terms else ():
             terms.setdefault(also, SYNONYM_WEIGHT * terms[word])
