@@ -25,6 +25,7 @@ from grounded_research.text.answers import (
     names_subject,
     phrase_as_written,
     subjects,
+    title_name,
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.normalize import unaccented
@@ -675,6 +676,12 @@ def test_a_name_is_filed_when_a_folder_of_the_corpus_bears_it() -> None:
     guide = ["guide/ch06s03.html\nDebian GNU/Linux Installation Guide"]
     assert filed_names("Does the Debian installer offer ReiserFS?", guide) == {"debian"}
     assert filed_names("Does the Debian installer offer ReiserFS?", ["guide/ch06s03.html"]) == set()
+    # the title files the product it opens with: the handbook beside the guide is no
+    # less about Linux, and a question naming Linux may be answered there
+    linux = "How many limits can the Linux quota system set?"
+    assert filed_names(linux, guide, shelves=["Debian", "debian-handbook/html"]) == set()
+    assert title_name("The Debian Administrator's Handbook") == "Debian"
+    assert title_name("Click Documentation (8.1.x)") == "Click"
 
 
 def test_a_default_asked_in_other_words_is_answered_by_a_setting_set_in_code() -> None:

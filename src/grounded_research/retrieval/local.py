@@ -56,6 +56,7 @@ from grounded_research.retrieval.fields import (
     title_tokens,
 )
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
+from grounded_research.text.answers import title_name
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
@@ -704,14 +705,15 @@ class LocalCorpus:
         return await asyncio.to_thread(self.search_sync, query, k)
 
     def shelves(self) -> list[str]:
-        """The folders and collections the corpus files its documents under
-        (python-click-doc/…, "Click Documentation (8.1.x)"): a product the question names
-        has documentation here even when no search reached it (`filed_names`). Read once
-        per set of documents, not on every search of a run."""
+        """The folders the corpus files its documents under and the products its
+        collections are titled by (python-click-doc/…, "Click" of "Click Documentation
+        (8.1.x)", `title_name`): a product the question names has documentation here even
+        when no search reached it (`filed_names`). Read once per set of documents, not on
+        every search of a run."""
         documents = self._documents
         if self._shelves[0] is not documents:
             folders = {d.location.rsplit("/", 1)[0] for d in documents if "/" in d.location}
-            collections = {d.collection for d in documents if d.collection}
+            collections = {title_name(d.collection) for d in documents if d.collection}
             self._shelves = (documents, sorted(folders | collections))
         return list(self._shelves[1])
 

@@ -608,18 +608,31 @@ def filed_names(
     its location, then its collection's name on a line of its own, `Source.place`): a
     page's own file name or a web address's last part (wiki/Meet_Corliss_Archer) names
     that page, not a collection; `pages`: those count too (the names the corpus names
-    documents by). `shelves`: the folders and collections of the whole corpus (a
-    product's documentation that no search reached: Click's, for "In which Click version
-    was the --env-file option added?", where only Flask's pages say --env-file)."""
+    documents by). `shelves`: the folders of the whole corpus and the products its
+    collections are titled by (a product's documentation that no search reached:
+    Click's, for "In which Click version was the --env-file option added?", where only
+    Flask's pages say --env-file). A collection files the name its title opens with
+    (`title_name`), not every name of its title."""
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
     paths = []
     for place in places:
         location, _, collection = place.partition("\n")
         if not pages:  # its folder
             location = location.rsplit("/", 1)[0] if "/" in location else ""
-        paths.append(f"{location}\n{collection}")
+        paths.append(f"{location}\n{title_name(collection)}")
     paths.extend(shelves)
     return {name for name in names if any(named_in_location({name}, path) for path in paths)}
+
+
+def title_name(collection: str) -> str:
+    """The name a collection's title opens with: the product it documents ("Debian" of
+    "Debian GNU/Linux Installation Guide" and of "The Debian Administrator's Handbook",
+    "Click" of "Click Documentation (8.1.x)"). Its other words name no collection of
+    their own: the handbook is no less about Linux for not saying so in its title."""
+    words = collection.split()
+    if words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
+    return words[0] if words else ""
 
 
 def _packaged(location: str, name: list[str], number: str) -> bool:
