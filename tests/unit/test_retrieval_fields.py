@@ -267,7 +267,7 @@ def test_the_word_after_how_searches_for_its_dimension_not_itself(
 
 def test_how_big_finds_the_page_that_gives_the_maximum_size(tmp_path: Path, cache_dir: str) -> None:
     """ "How big can a database get?" asks what a page of limits calls the maximum size
-    of a database; the question's "big" searches for "maximum" and "size" too."""
+    of a database; the question's "big" searches for "maximum" and "size"."""
     root = tmp_path / "corpus"
     write(
         root,

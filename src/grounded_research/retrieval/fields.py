@@ -53,8 +53,8 @@ CODE_POOL = 20
 
 # A word of a question and the words documentation writes for it, as search tokens:
 # "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
-# "how big can a database get" what a page of limits gives as its "maximum size". The
-# other words count SYNONYM_WEIGHT of the question's.
+# "a large database" what a page of limits gives as its "maximum size". The other
+# words count SYNONYM_WEIGHT of the question's.
 SYNONYMS = {
     "version": ("releas",),
     "big": ("maximum", "size"),
