@@ -973,6 +973,15 @@ def test_everyday_words_for_a_release_ask_when_it_was_released() -> None:
     assert facets_of("What day did Python 2.0 come out?") == ["python", "2.0", "released"]
 
 
+def test_what_a_release_comes_with_need_not_be_said_with_come() -> None:
+    """ "Comes with" is a light verb's way of asking what a release holds: its answer says
+    "ships with" or "includes", and the question shares no other word with it besides
+    the names."""
+    asked = Asked.of("Debian 12 comes with which version of X.Org?")
+    assert asked.kind == "version" and asked.words == set()
+    assert asked.answered_by("Debian 12 ships with X.Org version 7.7.", "Graphics Hardware Support")
+
+
 def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None:
     question = "PostgreSQL 15.9 - what day was it released?"
     assert head_word(question) == ""

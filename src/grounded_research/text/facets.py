@@ -42,6 +42,9 @@ QUESTION_WORDS = frozenset(
         "say",
         "said",
         "give",
+        "come",  # "Debian 12 comes with which version of X.Org?": "ships with 7.7" answers
+        "comes",
+        "came",
         "known",
         "name",
         "named",
