@@ -982,6 +982,14 @@ def test_what_a_release_comes_with_need_not_be_said_with_come() -> None:
     assert asked.answered_by("Debian 12 ships with X.Org version 7.7.", "Graphics Hardware Support")
 
 
+def test_a_beginning_asked_in_one_word_is_answered_in_another() -> None:
+    asked = Asked.of("What year was Debian founded by Ian Murdock?")
+    began = "The Debian project began in 1993, when Ian Murdock invited volunteers."
+    assert asked.answered_by(began, "Debian Handbook")
+    assert asked.answered_by("Ian Murdock created Debian in 1993.", "History")
+    assert not asked.answered_by("Ian Murdock wrote a manifesto in 1994.", "History")
+
+
 def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None:
     question = "PostgreSQL 15.9 - what day was it released?"
     assert head_word(question) == ""

@@ -782,6 +782,11 @@ def _head_noun(question: str) -> str:
     return head.lower() if tokenize(head) else ""
 
 
+# The words for a beginning: "When was Debian founded?" is answered by "The Debian project
+# began in 1993", "when he created Debian".
+_INCEPTION = frozenset(tokenize("founded creation created established started began begin begun"))
+
+
 def asked_words(question: str, kind: AnswerKind) -> set[str]:
     """The question's content words besides its names and numbers, as search tokens:
     what a sentence holding the answer shares with the question ("released" for a
@@ -789,10 +794,12 @@ def asked_words(question: str, kind: AnswerKind) -> set[str]:
     The noun a version question asks with is not one: any version number stands after
     "version" ("Suppose version 2.6.18 of your project worked" shares only it with
     "Which Git version introduced git switch?"). A date is different: "Release date:"
-    labels the date of the release the frame names."""
+    labels the date of the release the frame names. A word for a beginning is any of
+    them (`_INCEPTION`)."""
     names = named_terms(question) | identifiers(question)
     words = [w for w in facets_of(question) if w.lower() not in names and not _has_digit(w)]
-    return set(tokenize(" ".join(words))) - set(tokenize(_KIND_NOUNS.get(kind, "")))
+    asked = set(tokenize(" ".join(words))) - set(tokenize(_KIND_NOUNS.get(kind, "")))
+    return asked | _INCEPTION if asked & _INCEPTION else asked
 
 
 def _has_digit(word: str) -> bool:
