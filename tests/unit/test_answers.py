@@ -583,6 +583,8 @@ def test_a_default_is_stated_for_what_is_asked(
         ("What is the smallest value readline's crlfDelay is coerced to?", "value"),
         ("What is the largest value UV_THREADPOOL_SIZE accepts?", "value"),
         ("Which test fails first?", "test"),
+        # a name with its release number whole is a modifier, not the thing ("tlsv1")
+        ("An OpenSSL server sends how many TLSv1.3 tickets after a handshake?", "tickets"),
         # a Chinese question names the thing after "哪个"; one character is a word of its own
         ("ftp.cn.debian.org 这个镜像是由哪个机构维护的？", "机构"),
         ("上传前用哪个命令给 .dsc 文件签名？", "命令"),

@@ -647,7 +647,7 @@ def _packaged(location: str, name: list[str], number: str) -> bool:
 _DO_BE = ("is", "are", "was", "were", "does", "do", "did")  # "what is the …", "what does …"
 _HEAD = re.compile(
     rf"\b(?:what|which|how\s+(?:many|much))\s+(?P<aux>(?:{'|'.join(_DO_BE)})\s+)?"
-    r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*)(?P<next>\s+\w+)?",
+    r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*(?:\.\w+)*)(?P<next>\s+\w+)?",
     re.IGNORECASE,
 )
 # Words that order what follows them ("the first release", "the latest version"): the
