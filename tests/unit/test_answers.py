@@ -950,6 +950,9 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         ("Debian 12 comes with which version of X.Org?", "version"),
         ("A manga about Ichitaka Seto, is written by someone born in what year?", "date"),
         ("CMP0135, the policy on timestamps of extracted files, was introduced when?", "version"),
+        # a relative clause tells of a change; the question asks for what replaces it
+        ("What should code use instead of get_terminal_size(), which Click 8.1 removed?", "any"),
+        ("When was the --strict option deprecated, and what replaces it?", "version"),
     ],
 )
 def test_the_kind_is_read_off_the_clause_that_asks(question: str, kind: str) -> None:

@@ -44,8 +44,9 @@ _VERSION = re.compile(
     r"哪(?:一)?个\s*[A-Za-z][\w.+-]*\s*(?:版本|发行版)",
     re.IGNORECASE,
 )
-_CHANGED_WHEN = re.compile(
-    r"\b(?:which|what|when)\b[^?]*\b(?:added|introduced|deprecated|removed|dropped|changed)\b|"
+_CHANGED_WHEN = re.compile(  # in the clause of the question word, not a relative clause
+    r"(?<![,;]\s)\b(?:which|what|when)\b[^?,;]*\b(?:added|introduced|deprecated|removed|"
+    r"dropped|changed)\b|"
     r"\b(?:added|introduced|deprecated|removed|dropped|changed)\s+when\W*$",  # "… added when?"
     re.IGNORECASE,
 )
