@@ -539,7 +539,7 @@ def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() 
     state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
     gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
     assert gap.detail == "no passage names Python 3.9"
-    assert gap.follow_up_queries == ["Python 3.9 release came"]
+    assert gap.follow_up_queries == ["Python 3.9 release"]
 
 
 def test_a_comparison_without_a_value_to_compare_searches_each_side() -> None:

@@ -300,7 +300,7 @@ def subject_queries(
 ) -> list[str]:
     """Searches for exactly what is missing: each subject no passage names, as the
     question writes it ("Python 3.9"), with the question's words that name no subject
-    ("release came"; a comparison's "first" is its form, `facets_of`): the other side of
+    ("release"; a comparison's "first" is its form, `facets_of`): the other side of
     a comparison, the product a first search did not reach."""
     question = sub_question.text
     subject_words = {
