@@ -241,45 +241,33 @@ def test_which_version_finds_the_release_that_lists_the_change(
     [
         (
             "How big can an SQLite database get?",
-            "The 4-byte big-endian integer at offset 28 of the SQLite database header "
-            "holds the big-endian page count, big-endian as every field of the header.",
-            "Every SQLite database has a maximum size of about 281 terabytes.",
+            "# Copying an SQLite database\n\nA big SQLite database file can be copied, or "
+            "attached to another database, as any other file can.\n",
+            "# Limits In SQLite\n\nMaximum database size: every SQLite database has a maximum "
+            "size of about 281 terabytes.\n",
+        ),
+        (
+            "How big can an SQLite database get?",
+            "# Notes\n\nThe 4-byte big-endian integer at offset 28 of the SQLite database "
+            "header holds the big-endian page count, big-endian as every field of the header.\n",
+            "# Reference\n\nEvery SQLite database has a maximum size of about 281 terabytes.\n",
         ),
         (
             "How long does the server wait for a client?",
-            "Long lines from a client are split; the server keeps long headers whole.",
-            "The server waits for a client until its timeout of 300 seconds has passed.",
+            "# Notes\n\nLong lines from a client are split; the server keeps long headers whole.\n",
+            "# Reference\n\nThe server waits for a client until its timeout of 300 seconds has "
+            "passed.\n",
         ),
     ],
 )
 def test_the_word_after_how_searches_for_its_dimension_not_itself(
     tmp_path: Path, cache_dir: str, question: str, other: str, answering: str
 ) -> None:
-    """ "How big", "how long": the word names the dimension asked, which documentation
-    writes as "maximum size" or "timeout", and its own word is another's ("big-endian",
-    "long lines")."""
+    """ "How big can a database get?", "how long does it wait?": the word names the
+    dimension asked, which documentation writes as "maximum size" or "timeout", and its
+    own word is another's ("big-endian", "long lines")."""
     root = tmp_path / "corpus"
-    write(root, "other.md", f"# Notes\n\n{other}\n")
-    write(root, "answering.md", f"# Reference\n\n{answering}\n")
+    write(root, "other.md", other)
+    write(root, "answering.md", answering)
     corpus = open_corpus(str(root), cache_dir, 600)
     assert corpus.search_sync(question, 1)[0].location == "answering.md"
-
-
-def test_how_big_finds_the_page_that_gives_the_maximum_size(tmp_path: Path, cache_dir: str) -> None:
-    """ "How big can a database get?" asks what a page of limits calls the maximum size
-    of a database; the question's "big" searches for "maximum" and "size"."""
-    root = tmp_path / "corpus"
-    write(
-        root,
-        "howto.md",
-        "# Copying an SQLite database\n\nA big SQLite database file can be copied, or attached "
-        "to another database, as any other file can.\n",
-    )
-    write(
-        root,
-        "limits.md",
-        "# Limits In SQLite\n\nMaximum database size: every SQLite database has a maximum "
-        "size of about 281 terabytes.\n",
-    )
-    corpus = open_corpus(str(root), cache_dir, 600)
-    assert corpus.search_sync("How big can an SQLite database get?", 1)[0].location == "limits.md"

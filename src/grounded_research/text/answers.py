@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import HEADING_LINE, heading_lines, heading_paths, sentences
-from grounded_research.text.facets import COMPARISON, facets_of, in_release_words
+from grounded_research.text.facets import (
+    COMPARISON,
+    DATE_ASKED_WITH,
+    facets_of,
+    in_release_words,
+)
 from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
 from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
@@ -35,10 +40,14 @@ _YES_NO = re.compile(
     r"must|shall)\b|是否|能否|可否|是不是|有没有|能不能|可不可以|会不会|吗\s*[？?]?\s*$",
     re.IGNORECASE,
 )
+# "the first SQLite version that supports …", "the first Node.js 18 release that has it"
+_FIRST_RELEASE_THAT = (
+    r"\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which|where)\b"
+)
 _VERSION = re.compile(
     r"\b(?:which|what|in which|since which|from which)\s+(?:[\w.]+\s+){0,2}"
     r"(?:version|release)s?\b(?!\s+date)|"
-    r"\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which)\b|"
+    rf"{_FIRST_RELEASE_THAT}|"
     r"\bversion\s+(?:number|of)\b|"
     r"哪个版本|哪一版|哪一个版本|什么版本|版本号|哪个发行版|从哪个版本|哪一发行版|"
     r"哪(?:一)?个\s*[A-Za-z][\w.+-]*\s*(?:版本|发行版)",
@@ -50,7 +59,7 @@ _CHANGED_WHEN = re.compile(  # in the clause of the question word, not a relativ
     r"\b(?:added|introduced|deprecated|removed|dropped|changed)\s+when\W*$",  # "… added when?"
     re.IGNORECASE,
 )
-_DATE_NOUNS = ("date", "day", "year", "month")
+_DATE_NOUNS = ("date", *DATE_ASKED_WITH)
 _DATE = re.compile(
     rf"\b(?:on\s+)?(?:what|which)\s+(?:{'|'.join(_DATE_NOUNS)})\b|^\W*(?:since\s+|until\s+)?when\b|"
     r"\bwhen\W*$|"  # "Django 3.2 came out when?"
@@ -175,10 +184,25 @@ _CALLED = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_
 
 # Words a question is asked with, and a clause that opens asking: "what …", "how …",
 # "is …", "when did …" (not "When I pick a release, what …", which sets the scene).
-_AUX_WORDS = (
-    r"(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|may|might|"
-    r"must|shall)\b"
+_DO_BE = ("is", "are", "was", "were", "does", "do", "did")  # "what is the …", "what does …"
+_AUXILIARY = frozenset(
+    [
+        *_DO_BE,
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "must",
+        "has",
+        "have",
+        "had",
+    ]
 )
+_AUX_WORDS = rf"(?:{'|'.join(sorted(_AUXILIARY))})\b"
 _OPENS_ASKING = re.compile(
     rf"\W*(?:(?:what|which|who|whom|whose|why|how)\b|(?:when|where)\s+{_AUX_WORDS}|{_AUX_WORDS})",
     re.IGNORECASE,
@@ -645,7 +669,6 @@ def _packaged(location: str, name: list[str], number: str) -> bool:
     return re.search(pattern, location, re.IGNORECASE) is not None
 
 
-_DO_BE = ("is", "are", "was", "were", "does", "do", "did")  # "what is the …", "what does …"
 _HEAD = re.compile(
     rf"\b(?:what|which|how\s+(?:many|much))\s+(?P<aux>(?:{'|'.join(_DO_BE)})\s+)?"
     r"(?:(?:the|a|an)\s+)?(?P<head>[A-Za-z][\w-]*(?:\.\w+)*)(?P<next>\s+\w+)?",
@@ -662,22 +685,6 @@ _ORDER_WORDS = frozenset(
 # A superlative ("smallest", "largest") says which of the things that follow it
 # is asked for, not what they are.
 _SUPERLATIVE = re.compile(r"[a-z]{3,}est", re.IGNORECASE)
-_AUXILIARY = frozenset(
-    [
-        *_DO_BE,
-        "can",
-        "could",
-        "may",
-        "might",
-        "will",
-        "would",
-        "should",
-        "must",
-        "has",
-        "have",
-        "had",
-    ]
-)
 _OBJECT_START = frozenset(
     [
         "the",
@@ -812,7 +819,8 @@ _GIVEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?:\.[xX*](?![\w.]))?" + _NU
 _SERIES = re.compile(r"(\d+(?:\.\d+)*)\.[xX*]")
 _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "version": "version versions release releases 版本",
-    "date": "day days year years month months",  # "Release date:" labels one: not "date"
+    # not "date" itself: "Release date:" labels the date of the release its frame names
+    "date": " ".join(f"{noun} {noun}s" for noun in DATE_ASKED_WITH),
     "name": "name names 名字 名称",
 }
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
@@ -941,8 +949,7 @@ _WHEN_CHANGED = re.compile(
 )
 _SINCE_WHEN = re.compile(
     r"\bsince\s+(?:which|what|when)\b|\b(?:from|starting\s+(?:with|from))\s+(?:which|what)\b"
-    # "the first SQLite version that supports …", "the first Node.js 18 release that has it"
-    r"|\bfirst\s+(?:[\w.]+\s+){0,4}(?:version|release)\s+(?:that|to|with|which|where)\b"
+    rf"|{_FIRST_RELEASE_THAT}"
     r"|从哪个|自哪个|从哪一",
     re.IGNORECASE,
 )

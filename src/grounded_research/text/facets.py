@@ -78,14 +78,15 @@ FROM_WHEN_ON = re.compile(
 _ORDER_WORDS = ("first", "earlier", "older", "newer", "later", "sooner")
 _ZH_ORDER_WORDS = ("更早", "更晚", "在前")
 _NOT_FACETS = frozenset((*_ORDER_WORDS, *_ZH_ORDER_WORDS, "vs", "versus"))
+_ORDER = "|".join(_ORDER_WORDS)
 # A question that compares two things by when they came ("Which came first, A or B?").
 COMPARISON = re.compile(
-    rf"\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|before|after)\b[^?]*\bor\b|"
-    rf"\b(?:{'|'.join(_ORDER_WORDS)})\b[^?]*,[^?]*\bor\b|"
-    rf"\b(?:vs|versus)\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)}|earlier|later)\b|"  # "A vs B: which …"
-    rf"\bor\b[^?]*\bwhich\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)})\b|"  # "A or B - which came first?"
+    rf"\bwhich\b[^?]*\b(?:{_ORDER}|before|after)\b[^?]*\bor\b|"
+    rf"\b(?:{_ORDER})\b[^?]*,[^?]*\bor\b|"
+    rf"\b(?:vs|versus)\b[^?]*\b(?:{_ORDER})\b|"  # "A vs B: which …"
+    rf"\bor\b[^?]*\bwhich\b[^?]*\b(?:{_ORDER})\b|"  # "A or B - which came first?"
     # "Did A or B come out earlier?", "Did CMake get A before or after B?"
-    rf"^\W*(?:did|was|were|is|are|does|do)\b[^?]*\bor\b[^?]*\b(?:{'|'.join(_ORDER_WORDS)})\b|"
+    rf"^\W*(?:did|was|were|is|are|does|do)\b[^?]*\bor\b[^?]*\b(?:{_ORDER})\b|"
     r"\bbefore\s+or\s+after\b|"
     r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
     r"先\w{0,6}哪(?:一)?个",
@@ -109,9 +110,10 @@ def in_release_words(text: str) -> str:
     return _RELEASED_IN_OTHER_WORDS.sub("released", text)
 
 
-# The noun a question asks for a date with ("What day did Python 2.0 come out?", "In which
+# The nouns a question asks for a date with ("What day did Python 2.0 come out?", "In which
 # year …"): the kind of its answer, which a dated sentence need not say.
-_ASKED_WHEN = re.compile(r"\b(what|which)\s+(?:day|year|month)\b", re.IGNORECASE)
+DATE_ASKED_WITH = ("day", "year", "month")
+_ASKED_WHEN = re.compile(rf"\b(what|which)\s+(?:{'|'.join(DATE_ASKED_WITH)})\b", re.IGNORECASE)
 
 
 def facets_of(text: str) -> list[str]:

@@ -181,18 +181,17 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     if opening is None or has_cjk(text):  # a Chinese question writes in Latin only names
         return text
     word = opening.group(1)
+    lowered = f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
     if FROM_WHEN_ON.match(text):  # "Starting with which version …": the question's form
-        return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
-    inside = re.compile(rf"[\w,;:)] {word}\b")  # a capital after a word: a name
+        return lowered
+    inside = _inside_sentence(word)
     lower = re.compile(rf"\b{word.lower()}\b")
     said_lower = False
     for source in sources:
         if inside.search(source):
             return text
         said_lower = said_lower or lower.search(source) is not None
-    if not said_lower:
-        return text
-    return f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
+    return lowered if said_lower else text
 
 
 def releases_as_written(text: str, sources: Iterable[str]) -> str:
@@ -210,13 +209,18 @@ def releases_as_written(text: str, sources: Iterable[str]) -> str:
         if word in STOPWORDS:
             return word
         capital = word[:1].upper() + word[1:]
-        inside = re.compile(rf"[\w,;:)] {capital}\b")
+        inside = _inside_sentence(capital)
         lower = re.compile(rf"(?<![\w.\-/`]){word}(?![\w.\-/`(])")
         capitals = sum(len(inside.findall(source)) for source in sources)
         lowers = sum(len(lower.findall(source)) for source in sources)
         return capital if capitals > lowers else word
 
     return _LOWER_BEFORE_NUMBER.sub(as_written, text)
+
+
+def _inside_sentence(word: str) -> re.Pattern[str]:
+    """The word written after another word of a sentence: with a capital there, a name."""
+    return re.compile(rf"[\w,;:)] {word}\b")
 
 
 _LOWER_BEFORE_NUMBER = re.compile(
