@@ -376,12 +376,19 @@ def test_a_changelog_release_heading_of_either_compared_product_is_about_the_que
 
 
 def test_a_point_release_answers_which_release_of_a_series() -> None:
-    """ "From which Apache 2.4 release on …" is answered by "Apache 2.4.39"; "when was
-    PostgreSQL 15 released" is not answered by the date of PostgreSQL 15.4."""
+    """ "From which Apache 2.4 release on …" is answered by "Apache 2.4.39", not by a
+    version of another series ("Stability: 1.2" for "which Node.js 20 release"); "when
+    was PostgreSQL 15 released" is not answered by the date of PostgreSQL 15.4."""
     series = Asked.of("From which Apache 2.4 release on is the shared object cache in Redis?")
     assert series.kind == "version"
     assert series.answered_by("Available in Apache 2.4.39 and later", "Redis object cache")
     assert not series.answered_by("Available in Apache 2.2.39 and later", "Redis object cache")
+    node = Asked.of("In which Node.js 20 release did the experimental permission model arrive?")
+    assert node.answered_by("Added in: v20.0.0", "Permissions\nProcess-based permissions")
+    # a version that is no release of the series: a stability index
+    assert not node.answered_by(
+        "The permission model is at Stability: 1.1 - Active development.", "Permissions"
+    )
     release = Asked.of("When was PostgreSQL 15 released?")
     assert not release.answered_by("PostgreSQL 15.4 was released on 2023-08-10.", "Release notes")
 

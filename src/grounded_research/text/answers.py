@@ -959,6 +959,27 @@ _NEGATED = re.compile(
 )
 
 
+# "Which Node.js 20 release", "from which Apache 2.4 release on": the release asked for
+# is one of that series.
+_ASKED_SERIES = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)*)\s+(?:(?:patch|point|minor|bugfix|maintenance)\s+)?"
+    r"(?:release|version)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _asked_series(question: str) -> str:
+    """The release series a version question asks within ("20" in "In which Node.js 20
+    release …"); "" when it names none."""
+    match = _ASKED_SERIES.search(question)
+    return match.group(1) if match else ""
+
+
+def _in_series(series: str, sentence: str) -> bool:
+    """Whether the sentence names a release of the series: "v20.5.0" or "20.5" for "20"."""
+    return re.search(rf"(?<![\w.])[vV]?{re.escape(series)}\.\d", sentence) is not None
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -977,6 +998,7 @@ class Asked(NamedTuple):
     dimension: str = ""  # "size" or "time" when the question asks in one (`_DIMENSIONS`)
     featured: str = ""  # the feature it names by its kind: "the xmlattr filter" (`featured_word`)
     since_version: bool = False  # "When did Node start …": a version a change dates to answers
+    series: str = ""  # "Which Node.js 20 release …": only a release of the 20 series answers
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -997,6 +1019,7 @@ class Asked(NamedTuple):
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
             featured_word(question) if kind != "comparison" else "",
             kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
+            _asked_series(question) if kind == "version" else "",
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1018,6 +1041,8 @@ class Asked(NamedTuple):
         a date does."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
+        if self.series and not _in_series(self.series, sentence):
+            return False  # "Stability: 1.2" is no release of Node.js 20
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
