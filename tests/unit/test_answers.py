@@ -525,6 +525,26 @@ def test_a_bare_number_is_not_a_version() -> None:
             "What’s New In Python 3.11\nDate:",
             True,
         ),
+        # the word that names the change is no word of what changed
+        (
+            "In which OpenSSL version was QUIC client support added?",
+            "The macros and functions described here were added in OpenSSL 3.0.",
+            "OPENSSL_VERSION_NUMBER(3SSL)\nHISTORY",
+            False,
+        ),
+        (
+            "In which OpenSSL version was QUIC client support added?",
+            "Support for QUIC clients was added in OpenSSL 3.2.",
+            "openssl-quic(7)\nHISTORY",
+            True,
+        ),
+        # a question with no other word than the change still needs that one
+        (
+            "When was it added?",
+            "Added in version 3.2.",
+            "HISTORY",
+            True,
+        ),
     ],
 )
 def test_a_sentence_answers_with_a_value_of_the_asked_kind_about_the_subject(

@@ -975,6 +975,15 @@ def _asked_series(question: str) -> str:
     return match.group(1) if match else ""
 
 
+def _event_words(question: str) -> frozenset[str]:
+    """The question's words that name a change ("added" in "… was QUIC client support
+    added?"), as search tokens: a sentence that shares only these with the question
+    tells of a change, not of the thing changed ("… functions were added in OpenSSL
+    3.0")."""
+    said = (m.group(0) for pattern in _EVENTS.values() for m in pattern.finditer(question))
+    return frozenset(tokenize(" ".join(said)))
+
+
 def _in_series(series: str, sentence: str) -> bool:
     """Whether the sentence names a release of the series: "v20.5.0" or "20.5" for "20"."""
     return re.search(rf"(?<![\w.])[vV]?{re.escape(series)}\.\d", sentence) is not None
@@ -999,6 +1008,7 @@ class Asked(NamedTuple):
     featured: str = ""  # the feature it names by its kind: "the xmlattr filter" (`featured_word`)
     since_version: bool = False  # "When did Node start …": a version a change dates to answers
     series: str = ""  # "Which Node.js 20 release …": only a release of the 20 series answers
+    event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1020,6 +1030,7 @@ class Asked(NamedTuple):
             featured_word(question) if kind != "comparison" else "",
             kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
             _asked_series(question) if kind == "version" else "",
+            _event_words(question),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1055,17 +1066,18 @@ class Asked(NamedTuple):
         asked kind, not only numbers the question gives ("versions 2.6 and 3.0 were
         synchronized" dates neither); it shares a word with the question, itself or
         through its frame ("July 1, 2021" under "Django 3.2.5 release notes" is a release
-        date); it is not about another release of what the question names ("Django 2.2
-        will end in April 2022" under "Django 3.2 release notes"), nor stands under one
-        without naming the asked release itself ("MySQL 5.0" in "Django 1.8 release
-        notes" is not Django 5.0), nor tells of another event than the one asked ("added
-        in 3.0.2" for "when was it deprecated"; "its current default" for "the largest
-        value"). Asked of a code name, it is about it: it, the
-        sentences before it or its headings name it, and its innermost heading is not
-        another code name's entry ("Deprecated since version 3.9" under math.factorial is
-        not when math.isqrt came); asked of a feature named by its kind ("the xmlattr
-        filter"), they say it ("Changed in version 2.11" under the wordwrap filter does
-        not date the xmlattr filter)."""
+        date), besides the word that names the change asked of ("… functions were added
+        in OpenSSL 3.0" does not date "QUIC client support added"); it is not about
+        another release of what the question names ("Django 2.2 will end in April 2022"
+        under "Django 3.2 release notes"), nor stands under one without naming the asked
+        release itself ("MySQL 5.0" in "Django 1.8 release notes" is not Django 5.0), nor
+        tells of another event than the one asked ("added in 3.0.2" for "when was it
+        deprecated"; "its current default" for "the largest value"). Asked of a code
+        name, it is about it: it, the sentences before it or its headings name it, and
+        its innermost heading is not another code name's entry ("Deprecated since version
+        3.9" under math.factorial is not when math.isqrt came); asked of a feature named
+        by its kind ("the xmlattr filter"), they say it ("Changed in version 2.11" under
+        the wordwrap filter does not date the xmlattr filter)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
         release = self._release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
@@ -1097,7 +1109,8 @@ class Asked(NamedTuple):
             and not self.of_event.search(f"{above}\n{lead}{sentence}")
         ):
             return False  # a page's "Date:" field is not the day its subject came out
-        return not self.words or bool(self.words & set(tokenize(f"{read}\n{sentence}")))
+        about = (self.words - self.event_words) or self.words  # not "added" alone
+        return not about or bool(about & set(tokenize(f"{read}\n{sentence}")))
 
     def measures_otherwise(self, sentence: str, lead: str = "") -> bool:
         """Asked in one dimension ("how many megabytes", "how long does it wait"),
