@@ -1049,7 +1049,8 @@ class Asked(NamedTuple):
         counting: "what" asks for a name by its form, a count or an index by its meaning
         ("What iteration count …"), which the question's own names and a number answer.
         Asked when something came about ("When did Node start …"), a version answers as
-        a date does."""
+        a date does; asked for a release of a series ("which Node.js 20 release"), only
+        a version of that series answers."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.series and not _in_series(self.series, sentence):
