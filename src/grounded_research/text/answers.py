@@ -968,11 +968,11 @@ _ASKED_SERIES = re.compile(
 )
 
 
-def _asked_series(question: str) -> str:
-    """The release series a version question asks within ("20" in "In which Node.js 20
-    release …"); "" when it names none."""
+def _asked_series(question: str) -> re.Pattern[str] | None:
+    """The releases of the series a version question asks within: "v20.5.0" or "20.5"
+    for "In which Node.js 20 release …"; None when it names none."""
     match = _ASKED_SERIES.search(question)
-    return match.group(1) if match else ""
+    return re.compile(rf"(?<![\w.])[vV]?{re.escape(match.group(1))}\.\d") if match else None
 
 
 def _event_words(question: str) -> frozenset[str]:
@@ -982,11 +982,6 @@ def _event_words(question: str) -> frozenset[str]:
     3.0")."""
     said = (m.group(0) for pattern in _EVENTS.values() for m in pattern.finditer(question))
     return frozenset(tokenize(" ".join(said)))
-
-
-def _in_series(series: str, sentence: str) -> bool:
-    """Whether the sentence names a release of the series: "v20.5.0" or "20.5" for "20"."""
-    return re.search(rf"(?<![\w.])[vV]?{re.escape(series)}\.\d", sentence) is not None
 
 
 class Asked(NamedTuple):
@@ -1007,7 +1002,7 @@ class Asked(NamedTuple):
     dimension: str = ""  # "size" or "time" when the question asks in one (`_DIMENSIONS`)
     featured: str = ""  # the feature it names by its kind: "the xmlattr filter" (`featured_word`)
     since_version: bool = False  # "When did Node start …": a version a change dates to answers
-    series: str = ""  # "Which Node.js 20 release …": only a release of the 20 series answers
+    series: re.Pattern[str] | None = None  # "Which Node.js 20 release …": its releases
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
 
     @classmethod
@@ -1029,7 +1024,7 @@ class Asked(NamedTuple):
             next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
             featured_word(question) if kind != "comparison" else "",
             kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
-            _asked_series(question) if kind == "version" else "",
+            _asked_series(question) if kind == "version" else None,
             _event_words(question),
         )
 
@@ -1053,7 +1048,7 @@ class Asked(NamedTuple):
         a version of that series answers."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
-        if self.series and not _in_series(self.series, sentence):
+        if self.series and not self.series.search(sentence):
             return False  # "Stability: 1.2" is no release of Node.js 20
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
