@@ -255,6 +255,28 @@ def test_a_short_line_ending_with_a_function_word_is_wrapped_prose() -> None:
     assert [text[a:b].split()[0] for a, b in sentences(text)] == ["If", "Where", "Short"]
 
 
+def test_a_short_line_going_on_in_lowercase_is_wrapped_prose_outside_code() -> None:
+    """HTML manuals wrap their prose around inline code: "The `MaxKeepAliveRequests`
+    directive" is no sentence of its own, the line after it opens in lowercase. A code
+    block's short lines stay statements of their own, and a bold term is no prose."""
+    text = (
+        "The `MaxKeepAliveRequests` directive\n"
+        "    limits the number of requests allowed per connection when\n"
+        "    `KeepAlive` is on. If it is\n    set to `0`, unlimited requests will be allowed.\n"
+        "```\nimport sys\nimport os\n```\n**SEE ALSO**\npostmap(1), lookup table maintenance\n"
+    )
+    assert [text[a:b].split()[:2] for a, b in sentences(text, titled=False)] == [
+        ["The", "`MaxKeepAliveRequests`"],
+        ["If", "it"],
+        ["```"],
+        ["import", "sys"],
+        ["import", "os"],
+        ["```"],
+        ["**SEE", "ALSO**"],
+        ["postmap(1),", "lookup"],
+    ]
+
+
 def test_a_manual_page_setting_is_one_sentence_with_its_term_line() -> None:
     """A manual page's setting: the term line holds the name and the default, the lines
     indented under it say what it is; a short term line is no sentence of its own."""

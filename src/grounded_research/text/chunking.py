@@ -171,15 +171,16 @@ def _logical_lines(text: str, start: int, end: int, titled: bool) -> list[Span]:
         lines.append((position, line_end))
         position = line_end + 1
     merged: list[Span] = []
+    fenced = [(m.start(), m.end()) for m in _CODE_FENCE.finditer(text, start, end)]
     for line in lines:
-        if merged and _continues(text, merged[-1], line, titled):
+        if merged and _continues(text, merged[-1], line, titled, inside(fenced, line[0])):
             merged[-1] = (merged[-1][0], line[1])
         else:
             merged.append(line)
     return merged
 
 
-def _continues(text: str, previous: Span, line: Span, titled: bool) -> bool:
+def _continues(text: str, previous: Span, line: Span, titled: bool, in_code: bool) -> bool:
     previous_text = text[previous[0] : previous[1]].rstrip()
     line_text = text[line[0] : line[1]]
     if not previous_text or not line_text.strip():
@@ -193,7 +194,20 @@ def _continues(text: str, previous: Span, line: Span, titled: bool) -> bool:
         return False  # the first line of a plain-text file is its title; not a list item
     if previous_text[-1] in ".!?:;。！？；":
         return False
+    if not in_code and _opens_lowercase(line_text) and not previous_text.lstrip().startswith("**"):
+        return True  # "The `MaxKeepAliveRequests` directive" / "limits the number of …"
     return len(previous_text) >= 40 or _hangs_under(previous_text, line_text)
+
+
+def _opens_lowercase(line: str) -> bool:
+    """Whether the line opens with a lowercase letter: after a line that ends no
+    sentence, it goes on with that sentence however short the line before it ("The
+    `MaxKeepAliveRequests` directive" over "limits the number of requests …", docs
+    wrapped around an inline code span). Not in a code block, whose short lines are
+    statements of their own ("import sys", "import os"); a bold line above is a term or a
+    label, whose description hangs under it (`_hangs_under`)."""
+    opening = line.lstrip()[:1]
+    return opening.isalpha() and opening.islower()
 
 
 def _hangs_under(term: str, line: str) -> bool:
