@@ -338,6 +338,20 @@ def test_a_release_notes_item_answers_which_version_through_the_release_above_it
     assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
 
 
+def test_a_changelog_item_of_a_new_capability_is_dated_by_its_bare_release_heading() -> None:
+    # a changelog headed by release numbers alone, under "Release History"; "now
+    # supports" tells what a release added
+    asked = Asked.of("Since which Requests version can it decode responses compressed with Brotli?")
+    item = "Requests now supports Brotli compression, if the brotli package is installed."
+    assert asked.answered_by(item, "Release History\n2.26.0 (2021-07-13)")
+    assert asked.answered_by(item, "Changelog\nrequests 2.26.0")
+    # a numbered section or chapter gives no release
+    assert not asked.answered_by(item, "Compression\n6.1.6. Brotli responses")
+    assert not asked.answered_by(item, "Compression\nChapter 2.26")
+    removed = Asked.of("In which Requests version was Brotli support removed?")
+    assert not removed.answered_by(item, "Release History\n2.26.0 (2021-07-13)")
+
+
 def test_a_whats_new_item_dates_one_side_of_a_comparison_through_its_title() -> None:
     # "What’s New In Python 3.8" (a typographic apostrophe, as Python's docs write it)
     # gives the release of the change its item tells

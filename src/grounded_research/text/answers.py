@@ -375,6 +375,10 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 # A heading that names a release: "Release 5.1.0", "Changes in version 3.39.0", "Django
 # 4.0 release notes", "What's New In Python 3.11".
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
+# A changelog's heading that is a release's number, its name before it and its date after
+# it at most: "2.26.0 (2021-07-13)", "pytest 7.2.0 (2022-10-23)"; not a numbered section
+# ("6.1.6. Caching Proxy for Debian Packages").
+_VERSION_HEADING = re.compile(r"\s*(?:[A-Za-z][\w.-]*\s+)?[vV]?\d+(?:\.\d+)+(?P<rest>.*)")
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 
 
@@ -880,9 +884,14 @@ _MEASURED = re.compile(
 
 # What a value is the value of: a version or a date of the event of a change, a number
 # of a bound or of a default. A sentence that tells of one of these answers a question
-# about that one only.
+# about that one only. A release's notes tell what it added by what the software "now
+# supports" or "can now" do.
 _EVENTS = {
-    "added": re.compile(r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new)\b|新增|加入|引入|添加", re.I),
+    "added": re.compile(
+        r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new|can\s+now|"
+        r"now\s+(?:support|accept|allow|handle|recogni[sz]e|understand)s?)\b|新增|加入|引入|添加",
+        re.I,
+    ),
     "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
     "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
 }
@@ -1138,7 +1147,7 @@ class Asked(NamedTuple):
         ):
             return ""
         for heading in reversed(frame.split("\n")):
-            if _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading):
+            if _release_heading(heading) and holds_answer(self.kind, heading):
                 return heading
         return ""
 
@@ -1257,6 +1266,19 @@ _VERSION_STATEMENT = re.compile(  # a change, then its version within a few word
     r"\d+\.\d+[^.。;；\n]{0,10}?(?:起|开始|新增|引入|加入|弃用|移除)",
     re.IGNORECASE,
 )
+
+
+def _release_heading(heading: str) -> bool:
+    """Whether the heading names a release: it says so ("Changes in version 3.39.0",
+    "What’s New In Python 3.8"), or is a release's number, dated at most ("2.26.0
+    (2021-07-13)" under "Release History")."""
+    if _RELEASE_NAMED.search(heading):
+        return True
+    numbered = _VERSION_HEADING.fullmatch(heading)
+    if numbered is None or _SECTION_REFERENCE.match(heading.strip()):
+        return False
+    rest = numbered.group("rest")
+    return not re.search(r"[^\W\d_]", _DATE_HOLDER.sub(" ", rest))
 
 
 def kind_words(kind: AnswerKind) -> str:
