@@ -104,6 +104,19 @@ def test_a_first_word_is_a_name_only_where_the_sources_write_it_as_one() -> None
     assert opening_as_written(chinese, ["apt recommends it"]) == chinese
 
 
+def test_a_first_word_no_source_writes_is_no_name_before_a_determiner() -> None:
+    """A question may set the scene with a verb ("Suppose the channel …", "Consider a
+    table …"); no source need write "suppose" for it to be one: a determiner or a
+    pronoun after it says it is no name. A name unseen stays one ("Redis listens …")."""
+    suppose = "Suppose the channel were buffered: would it still print hello?"
+    consider = "Consider a table with two columns: which index is used?"
+    assert opening_as_written(suppose, []) == "s" + suppose[1:]
+    assert opening_as_written(consider, []) == "c" + consider[1:]
+    assert "suppose" not in named_terms(opening_as_written(suppose, []))
+    for named in ("Redis listens on which port?", "Kubernetes 1.28 added what?"):
+        assert opening_as_written(named, []) == named
+
+
 def test_an_opening_word_the_sources_write_in_lower_case_filters_nothing(
     tmp_path: Path,
 ) -> None:

@@ -174,7 +174,8 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     ("Considered the strongest recorded tropical cyclone, …", "Per the … table, how much
     RAM …"). So read, a question's first word is a name only when the sources write it
     as one ("Debian …", "May a Go compiler …" beside "in May 2010", "Seven Brief Lessons
-    on Physics was …"); unchanged when they do not write it at all, and in a Chinese
+    on Physics was …"); when they do not write it at all, unchanged unless a determiner
+    or a pronoun follows it ("Suppose the channel …"), and in a Chinese
     question, which writes in Latin letters only what it names (`answers.latin_terms`).
     A word that opens the question's form ("Starting with which version …") is none."""
     opening = _OPENING_WORD.match(text)
@@ -191,7 +192,17 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
         if inside.search(source):
             return text
         said_lower = said_lower or lower.search(source) is not None
-    return lowered if said_lower else text
+    if said_lower or _DETERMINER_NEXT.match(text, opening.end(1)):
+        return lowered
+    return text
+
+
+# A determiner or a pronoun right after a question's opening word: the word is a verb
+# that sets the scene ("Suppose the channel …", "Consider a table …", "Say I …"), not a
+# name, which a noun, a verb or a number follows ("Redis listens …", "Debian 12 …").
+_DETERMINER_NEXT = re.compile(
+    r"\s+(?:the|a|an|this|that|these|those|my|our|your|its|their|some|every|each|i|we|you)\b"
+)
 
 
 def releases_as_written(text: str, sources: Iterable[str]) -> str:
