@@ -77,6 +77,9 @@ FRAGMENT_WORDS = 5  # fewer words than the shortest statement: "The default is 1
 MIN_QUOTE_WORDS = 3
 COMMAND_WORDS = 2  # a command in a code block: "sha256sum filename.iso"
 CJK_CHARACTERS_PER_WORD = 2
+# A section's number and title run into the text: an entry of a table of contents
+# flattened into a line ("…, 7.4. 什么是 Debian 控制文件？"), no statement.
+_CONTENTS_ENTRY = re.compile(r"[,，;\s]*\d+(?:\.\d+)+\.\s+\S")
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
@@ -494,6 +497,8 @@ def ranked_sentences(
                 continue  # a table's header row: shown above the rows it heads
             elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
                 continue  # a fragment, unless a command or the value asked for: "Default: `0`"
+            elif _CONTENTS_ENTRY.match(sentence) and not coded:
+                continue  # "…, 7.4. What is a Debian control file?": a table of contents
             header = headings_at.header(record, start)
             if header:  # a table's row: its header row is shown above it, not quoted with it
                 lead = below_rule(lead)
