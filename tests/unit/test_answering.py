@@ -983,12 +983,9 @@ def test_a_table_of_contents_run_into_a_line_is_not_quoted() -> None:
         "目录 7. 基础 7.13. 如何安装源码包？, 7.14. 如何从源码包构建二进制包？ 8. 工具\n\n"
         "要从源码包构建二进制包，在源码目录中运行 dpkg-buildpackage 命令。\n"
     )
-    record = Evidence(
-        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=120, score=1
-    )
     question = SubQuestion(id="q", text="如何从源码包构建二进制包？")
 
-    ranked = ranked_sentences(question, [record], {}, {}, HeadingsAt({}, None))
+    ranked = ranked_sentences(question, [passage(text)], {}, {}, HeadingsAt({}, None))
 
     assert ranked[0].sentence == "要从源码包构建二进制包，在源码目录中运行 dpkg-buildpackage 命令。"
     assert not any("7.14." in quote.sentence for quote in ranked)
