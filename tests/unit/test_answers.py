@@ -407,6 +407,22 @@ def test_a_point_release_answers_which_release_of_a_series() -> None:
     assert not release.answered_by("PostgreSQL 15.4 was released on 2023-08-10.", "Release notes")
 
 
+def test_a_patch_release_is_answered_by_a_version_of_three_numbers() -> None:
+    """A patch release is the third number of a version: "Changed in version 2.0" is no
+    answer to "In which Flask patch release …", the item under "Version 2.0.1" is."""
+    patch = Asked.of(
+        "In which Flask patch release was the filename parameter of send_from_directory "
+        "brought back as a deprecated alias?"
+    )
+    assert not patch.answered_by(
+        "Changed in version 2.0: `path` replaces the `filename` parameter.", "send_from_directory"
+    )
+    assert patch.answered_by(
+        "Re-add the `filename` parameter in `send_from_directory`. The old name is deprecated.",
+        "Changes\nVersion 2.0.1",
+    )
+
+
 def test_a_bare_number_is_not_a_version() -> None:
     listing = "task1 = tg.create_task(say_after(1, 'hello')) as the previous version did."
     assert not holds_answer("version", listing)

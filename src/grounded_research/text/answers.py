@@ -977,11 +977,20 @@ _ASKED_SERIES = re.compile(
 )
 
 
+_PATCH_RELEASE = re.compile(r"\bpatch(?:-level)?\s+releases?\b", re.IGNORECASE)
+
+
 def _asked_series(question: str) -> re.Pattern[str] | None:
     """The releases of the series a version question asks within: "v20.5.0" or "20.5"
-    for "In which Node.js 20 release …"; None when it names none."""
+    for "In which Node.js 20 release …"; a patch release, when it asks for one ("In
+    which Flask patch release …"): a version of three numbers at least ("2.0.1", not
+    "2.0"); None when it asks within none."""
     match = _ASKED_SERIES.search(question)
-    return re.compile(rf"(?<![\w.])[vV]?{re.escape(match.group(1))}\.\d") if match else None
+    if match:
+        return re.compile(rf"(?<![\w.])[vV]?{re.escape(match.group(1))}\.\d")
+    if _PATCH_RELEASE.search(question):
+        return re.compile(r"(?<![\w.])[vV]?\d+\.\d+\.\d")
+    return None
 
 
 def _event_words(question: str) -> frozenset[str]:
