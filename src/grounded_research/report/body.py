@@ -498,7 +498,7 @@ def ranked_sentences(
             elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
                 continue  # a fragment, unless a command or the value asked for: "Default: `0`"
             elif _CONTENTS_ENTRY.match(sentence) and not coded:
-                continue  # "…, 7.4. What is a Debian control file?": a table of contents
+                continue  # "…, 7.4. 什么是 Debian 控制文件？": a table of contents
             header = headings_at.header(record, start)
             if header:  # a table's row: its header row is shown above it, not quoted with it
                 lead = below_rule(lead)

@@ -61,15 +61,15 @@ from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
 # 25: a line opening in lowercase goes on with the sentence of the line before it, however short
-# (`chunking._opens_lowercase`); 24: a manual page's bold term line and the lines indented under
-# it are one sentence (`chunking._hangs_under`); 23: a list's bold label ending with a colon heads
-# the list's items (`chunking.list_labels`); 22: a Markdown file's front matter without a title is
-# not its title; 21: titles and ranks ("Adm.", "Jr.", "(Ret.)") end no sentence; 20: a definition
-# term over terms of its own a heading level above them; 19: the options a passage names, whole, a
-# field of their own (`fields.option_tokens`); 18: a page's collection is also the site its
-# <title> names after the page's own title ("mod_ssl - Apache HTTP Server Version 2.4"); 17: a
-# page's collection (its manual's name, <link rel="home" title=…>) kept; 16: three backticks with
-# text after them on their line open no code fence (14 and 15 were chunkings measured and not
+# (`chunking._goes_on_in_lowercase`); 24: a manual page's bold term line and the lines indented
+# under it are one sentence (`chunking._hangs_under`); 23: a list's bold label ending with a colon
+# heads the list's items (`chunking.list_labels`); 22: a Markdown file's front matter without a
+# title is not its title; 21: titles and ranks ("Adm.", "Jr.", "(Ret.)") end no sentence; 20: a
+# definition term over terms of its own a heading level above them; 19: the options a passage
+# names, whole, a field of their own (`fields.option_tokens`); 18: a page's collection is also the
+# site its <title> names after the page's own title ("mod_ssl - Apache HTTP Server Version 2.4");
+# 17: a page's collection (its manual's name, <link rel="home" title=…>) kept; 16: three backticks
+# with text after them on their line open no code fence (14 and 15 were chunkings measured and not
 # kept); 13: an HTML file's title and date are what it declares (retrieval/documents.py); 12: a
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden

@@ -194,20 +194,20 @@ def _continues(text: str, previous: Span, line: Span, titled: bool, in_code: boo
         return False  # the first line of a plain-text file is its title; not a list item
     if previous_text[-1] in ".!?:;。！？；":
         return False
-    if not in_code and _opens_lowercase(line_text) and not previous_text.lstrip().startswith("**"):
-        return True  # "The `MaxKeepAliveRequests` directive" / "limits the number of …"
+    if not in_code and _goes_on_in_lowercase(previous_text, line_text):
+        return True
     return len(previous_text) >= 40 or _hangs_under(previous_text, line_text)
 
 
-def _opens_lowercase(line: str) -> bool:
-    """Whether the line opens with a lowercase letter: after a line that ends no
-    sentence, it goes on with that sentence however short the line before it ("The
-    `MaxKeepAliveRequests` directive" over "limits the number of requests …", docs
-    wrapped around an inline code span). Not in a code block, whose short lines are
-    statements of their own ("import sys", "import os"); a bold line above is a term or a
-    label, whose description hangs under it (`_hangs_under`)."""
+def _goes_on_in_lowercase(previous: str, line: str) -> bool:
+    """Whether the line, opening with a lowercase letter after a line that ends no
+    sentence, goes on with that sentence however short the line before it ("The
+    `MaxKeepAliveRequests` directive" over "limits the number of requests …": docs wrap
+    their prose around inline code). Asked only outside code blocks, whose short lines
+    are statements of their own ("import sys", "import os"); not after a bold line, a
+    term or a label whose description hangs under it (`_hangs_under`)."""
     opening = line.lstrip()[:1]
-    return opening.isalpha() and opening.islower()
+    return opening.isalpha() and opening.islower() and not previous.lstrip().startswith("**")
 
 
 def _hangs_under(term: str, line: str) -> bool:
