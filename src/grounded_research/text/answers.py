@@ -987,10 +987,12 @@ def _asked_series(question: str) -> re.Pattern[str] | None:
     "2.0"); None when it asks within none."""
     match = _ASKED_SERIES.search(question)
     if match:
-        return re.compile(rf"(?<![\w.])[vV]?{re.escape(match.group(1))}\.\d")
-    if _PATCH_RELEASE.search(question):
-        return re.compile(r"(?<![\w.])[vV]?\d+\.\d+\.\d")
-    return None
+        series = re.escape(match.group(1))
+    elif _PATCH_RELEASE.search(question):
+        series = r"\d+\.\d+"  # any series: the patch level after it
+    else:
+        return None
+    return re.compile(rf"(?<![\w.])[vV]?{series}\.\d")
 
 
 def _event_words(question: str) -> frozenset[str]:
