@@ -378,6 +378,27 @@ def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     assert not Asked.of("How long is the bridge?").dimension  # a length, or a time: not told
 
 
+def test_a_count_is_said_with_what_it_counts_or_is_a_setting_s_default() -> None:
+    """ "How many threads does Waitress use" is not answered by a version requirement's
+    number ("greenlet>=1.0"): a count says what it counts, or is the default of the
+    setting that sets it under that setting's own name ("which defaults to 255" for "how
+    many characters"); a count asked in a unit is the dimension rule's."""
+    threads = Asked.of("How many threads does Waitress use by default when it serves an app?")
+    assert threads.counted == frozenset({"thread"})
+    required = "When using gevent to serve an application, greenlet>=1.0 is required."
+    assert not threads.answered_by(required, "Deploying to Production")
+    assert threads.answered_by("Waitress serves an application with 4 threads.", "Waitress")
+    assert threads.answered_by("The serving uses 4 of them.", "Waitress\nthreads")  # heading
+    length = Asked.of("How many characters does the truncate filter keep when none is given?")
+    default = "The length is given by the first parameter, which defaults to 255."
+    assert length.answered_by(default, "truncate filter")
+    assert not length.answered_by("The length is given by a parameter of 255.", "truncate")
+    assert Asked.of("How many kinds of limit can the quota system set?").counted == {"limit"}
+    assert Asked.of("How many seconds does Apache wait?").counted == frozenset()  # a unit
+    assert Asked.of("Debian 有多少个邮件列表？").counted == {"邮件"}
+    assert Asked.of("Debian 12 最少需要多少内存？").counted == frozenset()  # no measure word
+
+
 def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
     # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
     # PostgreSQL's heading, not another SQLite release

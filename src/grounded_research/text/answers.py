@@ -995,6 +995,35 @@ def _asked_series(question: str) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w.])[vV]?{series}\.\d")
 
 
+# What "how many" counts: its words up to the verb or a preposition ("how many loose
+# objects does …", "how many recipients per message …"), past a kind ("how many kinds of
+# limit"); in Chinese, the word after a measure word ("有多少个邮件列表").
+_COUNT_ENDS = rf"(?:{'|'.join(sorted(_AUXILIARY))}|of|per|in|on|at|to|for|with|by|from|into|"
+_COUNT_ENDS += r"before|after|when|if)\b"
+_COUNTED = re.compile(
+    r"\bhow\s+many\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?"
+    rf"(?P<counted>(?:(?!{_COUNT_ENDS})[\w.-]+\s*){{1,3}})",
+    re.IGNORECASE,
+)
+_ZH_COUNTED = re.compile(
+    rf"(?:多少|几)\s*(?:{_ZH_MEASURE}|条|项|台|名)\s*(?P<counted>[\u4e00-\u9fff]+)"
+)
+
+
+def counted_words(question: str) -> frozenset[str]:
+    """What a "how many X" question counts, as search tokens ("objects", "loose" for
+    "how many loose objects does git gc --auto …"): a count answers it where X is said
+    with it, in the sentence, the ones before it or its headings; "greenlet>=1.0 is
+    required" gives no number of threads. None when it asks in a unit (`_DIMENSIONS`:
+    "how many seconds" is answered by "5 s") or counts nothing it names."""
+    if any(asked.search(question) for asked, _ in _DIMENSIONS.values()):
+        return frozenset()
+    if match := _COUNTED.search(question):
+        return frozenset(w for w in tokenize(match.group("counted")) if not _has_digit(w))
+    match = _ZH_COUNTED.search(question)
+    return frozenset(tokenize(match.group("counted"))[:1] if match else [])
+
+
 def _event_words(question: str) -> frozenset[str]:
     """The question's words that name a change ("added" in "… was QUIC client support
     added?"), as search tokens: a sentence that shares only these with the question
@@ -1024,6 +1053,7 @@ class Asked(NamedTuple):
     since_version: bool = False  # "When did Node start …": a version a change dates to answers
     series: re.Pattern[str] | None = None  # "Which Node.js 20 release …": its releases
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
+    counted: frozenset[str] = frozenset()  # what "how many X" counts: X (`counted_words`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1046,6 +1076,7 @@ class Asked(NamedTuple):
             kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
             _asked_series(question) if kind == "version" else None,
             _event_words(question),
+            counted_words(question) if kind == "quantity" else frozenset(),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1093,7 +1124,10 @@ class Asked(NamedTuple):
         its innermost heading is not another code name's entry ("Deprecated since version
         3.9" under math.factorial is not when math.isqrt came); asked of a feature named
         by its kind ("the xmlattr filter"), they say it ("Changed in version 2.11" under
-        the wordwrap filter does not date the xmlattr filter)."""
+        the wordwrap filter does not date the xmlattr filter). Asked how many of a thing,
+        it says the thing or states a default ("greenlet>=1.0 is required" counts no
+        threads; "the first parameter, which defaults to 255" is the count of a setting
+        named otherwise)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
         release = self._release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
@@ -1125,8 +1159,11 @@ class Asked(NamedTuple):
             and not self.of_event.search(f"{above}\n{lead}{sentence}")
         ):
             return False  # a page's "Date:" field is not the day its subject came out
+        said = set(tokenize(f"{read}\n{sentence}"))
+        if self.counted and not self.counted & said and not _DEFAULT.search(f"{read}\n{sentence}"):
+            return False  # "greenlet>=1.0 is required" counts no threads
         about = (self.words - self.event_words) or self.words  # not "added" alone
-        return not about or bool(about & set(tokenize(f"{read}\n{sentence}")))
+        return not about or bool(about & said)
 
     def measures_otherwise(self, sentence: str, lead: str = "") -> bool:
         """Asked in one dimension ("how many megabytes", "how long does it wait"),
