@@ -399,6 +399,22 @@ def test_a_count_is_said_with_what_it_counts_or_is_a_setting_s_default() -> None
     assert Asked.of("Debian 12 最少需要多少内存？").counted == frozenset()  # no measure word
 
 
+def test_a_date_asked_by_its_day_is_not_answered_by_a_year_alone() -> None:
+    """ "哪一天", "on what date", "release date" ask a day: a year alone ("自2001年问世以来")
+    does not give it; a month with its year ("January 2004", a licence's date) may.
+    "When was it released?" asks no precision."""
+    day = Asked.of("Debian LTS 团队对 bullseye 的支持到哪一天截止？")
+    assert day.day
+    assert not day.holds("他们自2001年问世以来完成了许多重要的任务。")
+    assert day.holds("支持到 2024年6月30日 截止。")
+    dated = Asked.of("On what date was Python 2.0 released?")
+    assert not dated.holds("Python 2.0 came out in 2000.")
+    for said in ("on October 16, 2000", "2000-10-16", "16th of October 2000", "October 2000"):
+        assert dated.holds(f"Python 2.0 was released {said}.")
+    assert not Asked.of("When was Python 2.0 released?").day
+    assert Asked.of("When was Python 2.0 released?").holds("Python 2.0 came out in 2000.")
+
+
 def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
     # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
     # PostgreSQL's heading, not another SQLite release

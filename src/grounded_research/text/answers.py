@@ -121,6 +121,17 @@ _DATE_HOLDER = re.compile(
     r"\b\d{1,2}(?:st|nd|rd|th)\s+centur(?:y|ies)\b|\d{1,2}\s*世纪",  # "the late 12th century"
     re.IGNORECASE,
 )
+# A date within its year, as written: a day or a month with the year ("2014-02-03",
+# "Jun 17, 2022", "January 2004", "2023年2月"), not a year alone or a century.
+_DAY_OR_MONTH = re.compile(
+    r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + _MONTHS
+    + r",?\s+\d{4}\b|\b"
+    + _MONTHS
+    + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月",
+    re.IGNORECASE,
+)
+_DAY_ASKED = re.compile(r"\b(?:day|date)\b|哪一?天|几号|日期", re.IGNORECASE)
 _VERSION_NUMBER = r"\d+(?:\.\d+)+[a-z]?\d*|\d+"
 _VERSION_HOLDER = re.compile(
     r"(?<![\w.])(?:[a-z]{2,})?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
@@ -1054,6 +1065,7 @@ class Asked(NamedTuple):
     series: re.Pattern[str] | None = None  # "Which Node.js 20 release …": its releases
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
     counted: frozenset[str] = frozenset()  # what "how many X" counts: X (`counted_words`)
+    day: bool = False  # "On what date …", "哪一天": a day or a month answers, not a year
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1077,6 +1089,7 @@ class Asked(NamedTuple):
             _asked_series(question) if kind == "version" else None,
             _event_words(question),
             counted_words(question) if kind == "quantity" else frozenset(),
+            kind == "date" and _DAY_ASKED.search(question) is not None,
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1096,11 +1109,14 @@ class Asked(NamedTuple):
         ("What iteration count …"), which the question's own names and a number answer.
         Asked when something came about ("When did Node start …"), a version answers as
         a date does; asked for a release of a series ("which Node.js 20 release"), only
-        a version of that series answers."""
+        a version of that series answers; asked for a date by its day ("哪一天", "on what
+        date"), a day or a month with its year answers, a year alone does not."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.series and not self.series.search(sentence):
             return False  # "Stability: 1.2" is no release of Node.js 20
+        if self.day:
+            return _DAY_OR_MONTH.search(sentence) is not None
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
