@@ -415,6 +415,17 @@ def test_a_date_asked_by_its_day_is_not_answered_by_a_year_alone() -> None:
     assert Asked.of("When was Python 2.0 released?").holds("Python 2.0 came out in 2000.")
 
 
+def test_a_version_in_a_file_name_or_an_address_is_a_download_s_not_an_answer() -> None:
+    """The numbers of "gentoo-0.9.12.tar.gz" or of a download URL are the version of a
+    file fetched, no statement of what a version asked about is."""
+    assert not holds_answer("version", "若你想要用上游源代码 `gentoo-0.9.12.tar.gz` 创建软件包")
+    url = "sourceUrl: 'https://nodejs.org/download/release/v18.12.0/node-v18.12.0.tar.gz'"
+    assert not holds_answer("version", url)
+    assert not holds_answer("version", "Run `dpkg -i hello_2.10-3_amd64.deb` as root.")
+    assert holds_answer("version", "9: v18.17.0+, 20.3.0+, 21.0.0 and all later versions")
+    assert holds_answer("version", "Since 0.9.12, gentoo ships a tarball.")
+
+
 def test_a_changelog_release_heading_of_either_compared_product_is_about_the_question() -> None:
     # "Release 15.1" names no product: comparing PostgreSQL 15.1 with SQLite 3.40.0, it is
     # PostgreSQL's heading, not another SQLite release

@@ -313,15 +313,24 @@ def _unless_code(match: re.Match[str]) -> str:
     return match.group(0) if inside_code else " "
 
 
+# A file's name or an address, whose numbers are a download's, not a statement of a
+# version: "gentoo-0.9.12.tar.gz", "http://www.kernel.org/pub/linux/kernel/v3.11/".
+_FILE_OR_ADDRESS = re.compile(
+    r"(?:https?://|ftp://|~?/)\S+|[\w.+~-]+\.(?:tar(?:\.\w+)?|t?gz|bz2|xz|zip|deb|rpm|dsc|whl|iso)\b",
+    re.IGNORECASE,
+)
+
+
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
     statements. A reference to a section is no number asked for ("see section 2.7.4",
-    "参见第 2.7.4 节")."""
+    "参见第 2.7.4 节"); a file's name or an address gives no version
+    ("gentoo-0.9.12.tar.gz")."""
     if kind == "date":
         return _DATE_HOLDER.search(sentence) is not None
     if kind == "version":
-        return _VERSION_HOLDER.search(sentence) is not None
+        return _VERSION_HOLDER.search(_FILE_OR_ADDRESS.sub(" ", sentence)) is not None
     if kind == "quantity":
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
         unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
