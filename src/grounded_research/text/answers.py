@@ -109,26 +109,19 @@ _NAME = re.compile(
 )
 
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"  # as written
-_DATE_HOLDER = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+"
-    + _MONTHS
-    + r",?\s+\d{4}\b|\b"
-    + _MONTHS
-    + r"\s+\d{1,2},?\s+\d{4}\b|\b"
-    + _MONTHS
-    + r"\s+\d{4}\b|(?<!(?-i:[A-Z][A-Z])-)\b(?:19|20)\d\d\b|"  # not in CVE-2009-3555
-    r"\d{4}\s*年(?:\s*\d{1,2}\s*月)?|"
-    r"\b\d{1,2}(?:st|nd|rd|th)\s+centur(?:y|ies)\b|\d{1,2}\s*世纪",  # "the late 12th century"
-    re.IGNORECASE,
-)
 # A date within its year, as written: a day or a month with the year ("2014-02-03",
-# "Jun 17, 2022", "January 2004", "2023年2月"), not a year alone or a century.
-_DAY_OR_MONTH = re.compile(
-    r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    + _MONTHS
-    + r",?\s+\d{4}\b|\b"
-    + _MONTHS
-    + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月",
+# "Jun 17, 2022", "16th of October 2000", "January 2004", "2023年2月").
+_WITHIN_YEAR = (
+    r"\b\d{4}-\d{2}(?:-\d{2})?\b|"
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS},?\s+\d{{4}}\b|"
+    rf"\b{_MONTHS}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?\d{{4}}\b|"
+    r"\d{4}\s*年\s*\d{1,2}\s*月"
+)
+_DAY_OR_MONTH = re.compile(_WITHIN_YEAR, re.IGNORECASE)
+_DATE_HOLDER = re.compile(  # any date: one within its year, a year alone, a century
+    rf"{_WITHIN_YEAR}|(?<!(?-i:[A-Z][A-Z])-)\b(?:19|20)\d\d\b|"  # not in CVE-2009-3555
+    r"\d{4}\s*年|"
+    r"\b\d{1,2}(?:st|nd|rd|th)\s+centur(?:y|ies)\b|\d{1,2}\s*世纪",  # "the late 12th century"
     re.IGNORECASE,
 )
 _DAY_ASKED = re.compile(r"\b(?:day|date)\b|哪一?天|几号|日期", re.IGNORECASE)
@@ -316,7 +309,8 @@ def _unless_code(match: re.Match[str]) -> str:
 # A file's name or an address, whose numbers are a download's, not a statement of a
 # version: "gentoo-0.9.12.tar.gz", "http://www.kernel.org/pub/linux/kernel/v3.11/".
 _FILE_OR_ADDRESS = re.compile(
-    r"(?:https?://|ftp://|~?/)\S+|[\w.+~-]+\.(?:tar(?:\.\w+)?|t?gz|bz2|xz|zip|deb|rpm|dsc|whl|iso)\b",
+    r"(?:https?://|ftp://|~?/)\S+|"
+    r"[\w.+~-]+\.(?:tar(?:\.\w+)?|t?gz|bz2|xz|zip|deb|rpm|dsc|whl|iso)\b",
     re.IGNORECASE,
 )
 
@@ -1034,7 +1028,7 @@ def counted_words(question: str) -> frozenset[str]:
     """What a "how many X" question counts, as search tokens ("objects", "loose" for
     "how many loose objects does git gc --auto …"): a count answers it where X is said
     with it, in the sentence, the ones before it or its headings; "greenlet>=1.0 is
-    required" gives no number of threads. None when it asks in a unit (`_DIMENSIONS`:
+    required" gives no number of threads. Empty when it asks in a unit (`_DIMENSIONS`:
     "how many seconds" is answered by "5 s") or counts nothing it names."""
     if any(asked.search(question) for asked, _ in _DIMENSIONS.values()):
         return frozenset()
