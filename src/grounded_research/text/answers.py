@@ -332,11 +332,8 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
-    if kind == "comparison":
-        return (
-            _DATE_HOLDER.search(sentence) is not None
-            or _VERSION_HOLDER.search(sentence) is not None
-        )
+    if kind == "comparison":  # of two dates or two versions
+        return holds_answer("date", sentence) or holds_answer("version", sentence)
     return True
 
 
@@ -1012,8 +1009,10 @@ def _asked_series(question: str) -> re.Pattern[str] | None:
 # What "how many" counts: its words up to the verb or a preposition ("how many loose
 # objects does …", "how many recipients per message …"), past a kind ("how many kinds of
 # limit"); in Chinese, the word after a measure word ("有多少个邮件列表").
-_COUNT_ENDS = rf"(?:{'|'.join(sorted(_AUXILIARY))}|of|per|in|on|at|to|for|with|by|from|into|"
-_COUNT_ENDS += r"before|after|when|if)\b"
+_COUNT_ENDS = (
+    rf"(?:{'|'.join(sorted(_AUXILIARY))}|of|per|in|on|at|to|for|with|by|from|into|"
+    r"before|after|when|if)\b"
+)
 _COUNTED = re.compile(
     r"\bhow\s+many\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?"
     rf"(?P<counted>(?:(?!{_COUNT_ENDS})[\w.-]+\s*){{1,3}})",
@@ -1157,12 +1156,13 @@ class Asked(NamedTuple):
         if self.measures_otherwise(sentence, lead):
             return False
         read = f"{frame}\n{lead}" if lead else frame
+        read_with = f"{read}\n{sentence}"  # the sentence with all read before it
         if self.codes and (
             self.under_other_code(frame)
-            or not any(mentions_identifier(f"{read}\n{sentence}", c) for c in self.codes)
+            or not any(mentions_identifier(read_with, c) for c in self.codes)
         ):
             return False
-        if self.featured and not says_word(f"{read}\n{sentence}", self.featured):
+        if self.featured and not says_word(read_with, self.featured):
             return False
         if names_other_release(read, self.phrases, series) and not any(
             mentions_phrase(sentence, p) for p in self.phrases
@@ -1178,8 +1178,8 @@ class Asked(NamedTuple):
             and not self.of_event.search(f"{above}\n{lead}{sentence}")
         ):
             return False  # a page's "Date:" field is not the day its subject came out
-        said = set(tokenize(f"{read}\n{sentence}"))
-        if self.counted and not self.counted & said and not _DEFAULT.search(f"{read}\n{sentence}"):
+        said = set(tokenize(read_with))
+        if self.counted and not self.counted & said and not _DEFAULT.search(read_with):
             return False  # "greenlet>=1.0 is required" counts no threads
         about = (self.words - self.event_words) or self.words  # not "added" alone
         return not about or bool(about & said)
