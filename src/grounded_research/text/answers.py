@@ -22,7 +22,13 @@ from grounded_research.text.facets import (
     facets_of,
     in_release_words,
 )
-from grounded_research.text.facts import is_name_word, is_unit, named_terms, quantities
+from grounded_research.text.facts import (
+    NOUN_PHRASE_OPENERS,
+    is_name_word,
+    is_unit,
+    named_terms,
+    quantities,
+)
 from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
 
@@ -700,26 +706,6 @@ _ORDER_WORDS = frozenset(
 # A superlative ("smallest", "largest") says which of the things that follow it
 # is asked for, not what they are.
 _SUPERLATIVE = re.compile(r"[a-z]{3,}est", re.IGNORECASE)
-_OBJECT_START = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "its",
-        "their",
-        "his",
-        "her",
-        "my",
-        "your",
-        "our",
-        "it",
-        "them",
-    ]
-)
 
 
 def head_word(question: str) -> str:
@@ -790,10 +776,10 @@ def _head_noun(question: str) -> str:
     if head.lower() in _ORDER_WORDS:
         return ""  # "the first Apache HTTP Server release that …": a modifier, not the thing
     after = (match.group("next") or "").strip()
-    modified = after.isalpha() and after.islower() and after not in _AUXILIARY | _OBJECT_START
+    modified = after.isalpha() and after.islower() and after not in _AUXILIARY | NOUN_PHRASE_OPENERS
     if _SUPERLATIVE.fullmatch(head) and modified:
         return after  # "the smallest value …" asks for a value
-    takes_object = after.lower() in _OBJECT_START or (after[:1].isupper() and head.islower())
+    takes_object = after.lower() in NOUN_PHRASE_OPENERS or (after[:1].isupper() and head.islower())
     if not match.group("aux") and (head.lower().endswith("ed") or takes_object):
         return ""
     phrase = question[match.start("head") :].split()[:4]

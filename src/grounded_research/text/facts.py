@@ -197,12 +197,38 @@ def opening_as_written(text: str, sources: Iterable[str]) -> str:
     return text
 
 
-# A determiner or a pronoun right after a question's opening word: the word is a verb
-# that sets the scene ("Suppose the channel …", "Consider a table …", "Say I …"), not a
-# name, which a noun, a verb or a number follows ("Redis listens …", "Debian 12 …").
-_DETERMINER_NEXT = re.compile(
-    r"\s+(?:the|a|an|this|that|these|those|my|our|your|its|their|some|every|each|i|we|you)\b"
+# The words that open a noun phrase, determiners and pronouns: after a question's
+# opening word they make it a verb that sets the scene ("Suppose the channel …",
+# "Consider a table …", "Say I …"), not a name, which a noun, a verb or a number follows
+# ("Redis listens …", "Debian 12 …"); after "what X" they make X a verb with its object
+# ("what makes the …").
+NOUN_PHRASE_OPENERS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "our",
+        "your",
+        "its",
+        "their",
+        "his",
+        "her",
+        "some",
+        "every",
+        "each",
+        "i",
+        "we",
+        "you",
+        "it",
+        "them",
+    ]
 )
+_DETERMINER_NEXT = re.compile(rf"\s+(?:{'|'.join(sorted(NOUN_PHRASE_OPENERS))})\b")
 
 
 def releases_as_written(text: str, sources: Iterable[str]) -> str:
