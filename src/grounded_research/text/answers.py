@@ -123,14 +123,12 @@ _WITHIN_YEAR = (
     rf"\b{_MONTHS}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?\d{{4}}\b|"
     r"\d{4}\s*年\s*\d{1,2}\s*月"
 )
-_DAY_OR_MONTH = re.compile(_WITHIN_YEAR, re.IGNORECASE)
 _DATE_HOLDER = re.compile(  # any date: one within its year, a year alone, a century
     rf"{_WITHIN_YEAR}|(?<!(?-i:[A-Z][A-Z])-)\b(?:19|20)\d\d\b|"  # not in CVE-2009-3555
     r"\d{4}\s*年|"
     r"\b\d{1,2}(?:st|nd|rd|th)\s+centur(?:y|ies)\b|\d{1,2}\s*世纪",  # "the late 12th century"
     re.IGNORECASE,
 )
-_DAY_ASKED = re.compile(r"\b(?:day|date)\b|哪一?天|几号|日期", re.IGNORECASE)
 _VERSION_NUMBER = r"\d+(?:\.\d+)+[a-z]?\d*|\d+"
 _VERSION_HOLDER = re.compile(
     r"(?<![\w.])(?:[a-z]{2,})?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|"
@@ -392,10 +390,6 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 # A heading that names a release: "Release 5.1.0", "Changes in version 3.39.0", "Django
 # 4.0 release notes", "What's New In Python 3.11".
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
-# A changelog's heading that is a release's number, its name before it and its date after
-# it at most: "2.26.0 (2021-07-13)", "pytest 7.2.0 (2022-10-23)"; not a numbered section
-# ("6.1.6. Caching Proxy for Debian Packages").
-_VERSION_HEADING = re.compile(r"\s*(?:[A-Za-z][\w.-]*\s+)?[vV]?\d+(?:\.\d+)+(?P<rest>.*)")
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 
 
@@ -881,14 +875,9 @@ _MEASURED = re.compile(
 
 # What a value is the value of: a version or a date of the event of a change, a number
 # of a bound or of a default. A sentence that tells of one of these answers a question
-# about that one only. A release's notes tell what it added by what the software "now
-# supports" or "can now" do.
+# about that one only.
 _EVENTS = {
-    "added": re.compile(
-        r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new|can\s+now|"
-        r"now\s+(?:support|accept|allow|handle|recogni[sz]e|understand)s?)\b|新增|加入|引入|添加",
-        re.I,
-    ),
+    "added": re.compile(r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new)\b|新增|加入|引入|添加", re.I),
     "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
     "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
 }
@@ -1053,7 +1042,6 @@ class Asked(NamedTuple):
     series: re.Pattern[str] | None = None  # "Which Node.js 20 release …": its releases
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
     counted: frozenset[str] = frozenset()  # what "how many X" counts: X (`counted_words`)
-    day: bool = False  # "On what date …", "哪一天": a day or a month answers, not a year
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1077,7 +1065,6 @@ class Asked(NamedTuple):
             _asked_series(question) if kind == "version" else None,
             _event_words(question),
             counted_words(question) if kind == "quantity" else frozenset(),
-            kind == "date" and _DAY_ASKED.search(question) is not None,
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1097,14 +1084,11 @@ class Asked(NamedTuple):
         ("What iteration count …"), which the question's own names and a number answer.
         Asked when something came about ("When did Node start …"), a version answers as
         a date does; asked for a release of a series ("which Node.js 20 release"), only
-        a version of that series answers; asked for a date by its day ("哪一天", "on what
-        date"), a day or a month with its year answers, a year alone does not."""
+        a version of that series answers."""
         if self.since_version and holds_answer("version", sentence):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.series and not self.series.search(sentence):
             return False  # "Stability: 1.2" is no release of Node.js 20
-        if self.day:
-            return _DAY_OR_MONTH.search(sentence) is not None
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
@@ -1200,7 +1184,7 @@ class Asked(NamedTuple):
         ):
             return ""
         for heading in reversed(frame.split("\n")):
-            if _release_heading(heading) and holds_answer(self.kind, heading):
+            if _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading):
                 return heading
         return ""
 
@@ -1319,19 +1303,6 @@ _VERSION_STATEMENT = re.compile(  # a change, then its version within a few word
     r"\d+\.\d+[^.。;；\n]{0,10}?(?:起|开始|新增|引入|加入|弃用|移除)",
     re.IGNORECASE,
 )
-
-
-def _release_heading(heading: str) -> bool:
-    """Whether the heading names a release: it says so ("Changes in version 3.39.0",
-    "What’s New In Python 3.8"), or is a release's number, dated at most ("2.26.0
-    (2021-07-13)" under "Release History")."""
-    if _RELEASE_NAMED.search(heading):
-        return True
-    numbered = _VERSION_HEADING.fullmatch(heading)
-    if numbered is None or _SECTION_REFERENCE.match(heading.strip()):
-        return False
-    rest = numbered.group("rest")
-    return not re.search(r"[^\W\d_]", _DATE_HOLDER.sub(" ", rest))
 
 
 def kind_words(kind: AnswerKind) -> str:
