@@ -381,3 +381,46 @@ def test_a_date_labelled_in_a_byline_is_the_page_s_date() -> None:
     late = f"<h1>Cell test</h1>{prose}<p>Tested on 2026-01-20 in Lund.</p>"
     unlabelled = page("", late)  # a date in the prose, below the dateline a title may have
     assert html_document(unlabelled, "t.html", "t").published is None
+
+
+ENTRY_PAGE = """<html><head><title>API</title></head><body>
+<div class="body" role="main">
+<h1>API</h1>
+<section id="decorators"><h2>Decorators</h2>
+<h3>click.version_option(version=None)</h3>
+<p>Add a --version option which immediately prints the version number and exits.</p>
+<details class="changelog"><summary>Changelog</summary>
+<p>Changed in version 8.0: Add the package_name parameter.</p></details></section>
+<section id="set-cookie-options"><h2>Set-Cookie options</h2>
+<p>These options can be added to a Set-Cookie header to improve their security.</p></section>
+<section id="testing"><h2>Testing</h2>
+<p>The runner invokes a command and captures its output for the assertions of a test.</p>
+<div id="cookie-consent"><p>We use cookies on this site to count the visits of each page.</p></div>
+</section>
+</div>
+<div class="footer">Copyright 2022 the authors. Created using Sphinx 4.5.0.</div>
+</body></html>"""
+
+
+def test_a_section_whose_id_is_its_title_is_kept() -> None:
+    """trafilatura drops a box whose id says "cookie", "shared" or "menu", a news site's
+    banner: a section of documentation whose anchor is made of its title's words
+    ("set-cookie-options") is kept; a box that is no section's anchor, and the footer,
+    are still dropped."""
+    text = html_document(ENTRY_PAGE, "api.html", "API").text
+
+    assert "## Set-Cookie options\n\nThese options can be added" in text
+    for dropped in ("We use cookies", "Sphinx 4.5.0"):
+        assert dropped not in text
+
+
+def test_a_summary_is_a_label_not_a_heading_over_what_follows() -> None:
+    """A function's changelog opens under the label "Changelog", which trafilatura made a
+    heading of the second level: the note lay under it instead of under the function.
+    The label is a line of the function's entry."""
+    text = html_document(ENTRY_PAGE, "api.html", "API").text
+    at = text.index("Changed in version 8.0")
+
+    [path] = [p for start, p in heading_paths(text) if start < at][-1:]
+    assert path[-1] == "click.version\\_option(version=None)"
+    assert "\nChangelog\n" in text

@@ -182,7 +182,7 @@ def html_document(
     if tree is not None:
         tree = _shown(tree)
         tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
-        tree = _framed(_loose_text_in_paragraphs(tree))
+        tree = _framed(_loose_text_in_paragraphs(_sections_kept(_labels(tree))))
     text = trafilatura.extract(
         tree if tree is not None else html,
         output_format="markdown",
@@ -374,6 +374,71 @@ def _loose_text_in_paragraphs(tree: HtmlElement) -> HtmlElement:
             boxed.append(run)
         box.extend(boxed)
     return tree
+
+
+def _labels(tree: HtmlElement) -> HtmlElement:
+    """Each <summary> as a paragraph: trafilatura makes it a heading of the second
+    level, so the label of a box that opens ("History" over a Node.js function's version
+    table, "Changelog" over a Click function's notes) became a section of the page's
+    title, and the table, and every entry after it, lay under it instead of under the
+    function's heading."""
+    for label in tree.iter("summary"):
+        label.tag = "p"
+    return tree
+
+
+def _sections_kept(tree: HtmlElement) -> HtmlElement:
+    """The sections of the page's body that trafilatura would drop as boilerplate for
+    their id, kept: its rules are a news site's (a box with "cookie", "shared", "menu" or
+    "related" in its id is a banner or a list of links), and documentation gives each
+    section an id made of its title's words. Flask's "Cookies" and "Set-Cookie options",
+    CMake's BUILD_SHARED_LIBS entry on a page of variables and pytest's "Sharing test
+    data" were lost. Only an id that is the anchor of the section's own heading
+    (`_anchor_of_its_title`) is taken off, of a box with no class, inside the body: the
+    page's main frame as trafilatura finds it, else the smallest element holding every
+    heading of the page."""
+    try:
+        from trafilatura.xpaths import BODY_XPATH, OVERALL_DISCARD_XPATH
+    except ImportError:  # pragma: no cover - another trafilatura: leave the page as it is
+        return tree
+    framed = next((found[0] for expression in BODY_XPATH if (found := expression(tree))), None)
+    body = framed if framed is not None else _holding_every_heading(tree)
+    if body is None:
+        return tree
+    for expression in OVERALL_DISCARD_XPATH:
+        for box in expression(body):
+            if box.tag in _BOXES and not box.get("class") and _anchor_of_its_title(box):
+                del box.attrib["id"]
+    return tree
+
+
+def _anchor_of_its_title(box: HtmlElement) -> bool:
+    """Whether the box's id is made of the words of the heading it opens with
+    ("set-cookie-options" of "Set-Cookie options¶"): the anchor of a section, which
+    names what the section is about, not what part of a page it is."""
+    anchor = _WORDS.findall(box.get("id", "").lower())
+    heading = next((child for child in box if child.tag in _HEADINGS), None)
+    if not anchor or heading is None:
+        return False
+    return set(anchor) <= set(_WORDS.findall(heading.text_content().lower()))
+
+
+_BOXES = frozenset({"div", "section"})
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def _holding_every_heading(tree: HtmlElement) -> HtmlElement | None:
+    """The smallest element that holds every heading of a page without a main frame
+    (a DocBook page: its navigation bars are tables, with no heading)."""
+    headings = list(tree.iter(*_HEADINGS))
+    body = headings[0].getparent() if headings else None
+    while body is not None and not all(_within(h, body) for h in headings[1:]):
+        body = body.getparent()
+    return body
+
+
+def _within(element: HtmlElement, box: HtmlElement) -> bool:
+    return any(ancestor is box for ancestor in element.iterancestors())
 
 
 def _mostly_links(box: HtmlElement) -> bool:

@@ -60,7 +60,9 @@ from grounded_research.text.answers import title_name
 from grounded_research.text.chunking import chunk_text
 from grounded_research.text.tokenize import tokenize
 
-# 25: a line opening in lowercase goes on with the sentence of the line before it, however short
+# 26: a section whose id is made of its title's words kept, a <summary> a paragraph
+# (`documents._sections_kept`, `documents._labels`); 25: a line opening in lowercase goes on with
+# the sentence of the line before it, however short
 # (`chunking._goes_on_in_lowercase`); 24: a manual page's bold term line and the lines indented
 # under it are one sentence (`chunking._hangs_under`); 23: a list's bold label ending with a colon
 # heads the list's items (`chunking.list_labels`); 22: a Markdown file's front matter without a
@@ -74,7 +76,7 @@ from grounded_research.text.tokenize import tokenize
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 25
+INDEX_VERSION = 26
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
