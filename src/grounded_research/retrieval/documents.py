@@ -388,27 +388,18 @@ def _labels(tree: HtmlElement) -> HtmlElement:
 
 
 def _sections_kept(tree: HtmlElement) -> HtmlElement:
-    """The sections of the page's body that trafilatura would drop as boilerplate for
-    their id, kept: its rules are a news site's (a box with "cookie", "shared", "menu" or
-    "related" in its id is a banner or a list of links), and documentation gives each
-    section an id made of its title's words. Flask's "Cookies" and "Set-Cookie options",
-    CMake's BUILD_SHARED_LIBS entry on a page of variables and pytest's "Sharing test
-    data" were lost. Only an id that is the anchor of the section's own heading
-    (`_anchor_of_its_title`) is taken off, of a box with no class, inside the body: the
-    page's main frame as trafilatura finds it, else the smallest element holding every
-    heading of the page."""
-    try:
-        from trafilatura.xpaths import BODY_XPATH, OVERALL_DISCARD_XPATH
-    except ImportError:  # pragma: no cover - another trafilatura: leave the page as it is
-        return tree
-    framed = next((found[0] for expression in BODY_XPATH if (found := expression(tree))), None)
-    body = framed if framed is not None else _holding_every_heading(tree)
-    if body is None:
-        return tree
-    for expression in OVERALL_DISCARD_XPATH:
-        for box in expression(body):
-            if box.tag in _BOXES and not box.get("class") and _anchor_of_its_title(box):
-                del box.attrib["id"]
+    """The sections that trafilatura would drop as boilerplate for their id, or take for
+    the page's main frame, kept as sections: its rules are a news site's (a box with
+    "cookie", "shared", "menu" or "related" in its id is a banner or a list of links, one
+    with "main" or "content" the article), and documentation gives each section an id
+    made of its title's words. Flask's "Cookies" and "Set-Cookie options", CMake's
+    BUILD_SHARED_LIBS entry on a page of variables and pytest's "Sharing test data" were
+    lost. The id that is the anchor of the section's own heading (`_anchor_of_its_title`)
+    is taken off a box with no class: it names what the section is about, not what part
+    of the page it is."""
+    for box in tree.iter(*_BOXES):
+        if box.get("id") and not box.get("class") and _anchor_of_its_title(box):
+            del box.attrib["id"]
     return tree
 
 
@@ -425,20 +416,6 @@ def _anchor_of_its_title(box: HtmlElement) -> bool:
 
 _BOXES = frozenset({"div", "section"})
 _WORDS = re.compile(r"[^\W_]+")
-
-
-def _holding_every_heading(tree: HtmlElement) -> HtmlElement | None:
-    """The smallest element that holds every heading of a page without a main frame
-    (a DocBook page: its navigation bars are tables, with no heading)."""
-    headings = list(tree.iter(*_HEADINGS))
-    body = headings[0].getparent() if headings else None
-    while body is not None and not all(_within(h, body) for h in headings[1:]):
-        body = body.getparent()
-    return body
-
-
-def _within(element: HtmlElement, box: HtmlElement) -> bool:
-    return any(ancestor is box for ancestor in element.iterancestors())
 
 
 def _mostly_links(box: HtmlElement) -> bool:
