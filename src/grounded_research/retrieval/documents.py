@@ -378,10 +378,9 @@ def _loose_text_in_paragraphs(tree: HtmlElement) -> HtmlElement:
 
 def _labels(tree: HtmlElement) -> HtmlElement:
     """Each <summary> as a paragraph: trafilatura makes it a heading of the second
-    level, so the label of a box that opens ("History" over a Node.js function's version
-    table, "Changelog" over a Click function's notes) became a section of the page's
-    title, and the table, and every entry after it, lay under it instead of under the
-    function's heading."""
+    level, so the label of a box that opens ("Changelog" over a Click function's notes)
+    became a section of the page's title, and the notes, and every entry after them,
+    lay under it instead of under the function's heading."""
     for label in tree.iter("summary"):
         label.tag = "p"
     return tree
