@@ -394,8 +394,7 @@ def _sections_kept(tree: HtmlElement) -> HtmlElement:
     made of its title's words. Flask's "Cookies" and "Set-Cookie options", CMake's
     BUILD_SHARED_LIBS entry on a page of variables and pytest's "Sharing test data" were
     lost. The id that is the anchor of the section's own heading (`_anchor_of_its_title`)
-    is taken off a box with no class: it names what the section is about, not what part
-    of the page it is."""
+    is taken off a box with no class."""
     for box in tree.iter(*_BOXES):
         if box.get("id") and not box.get("class") and _anchor_of_its_title(box):
             del box.attrib["id"]
