@@ -251,6 +251,21 @@ def test_the_docs_of_a_point_release_are_of_its_release_when_asked_what_holds_in
     assert names_subject("Changes in SQLite 3.40.1: fixes.", subject, "News", place, series=True)
 
 
+def test_a_changelog_heading_of_a_release_number_alone_names_that_release() -> None:
+    """Requests' "Release History" heads each release "2.26.0 (2021-07-13)", with no
+    "release" or "version" before the number: the page, filed under python-requests, is
+    of Requests, and the heading names Requests 2.26.0 (not 2.26 nor 2.25.1)."""
+    place = "python-requests-doc/usr/share/doc/python-requests-doc/html/community/updates.html"
+    text = "### 2.26.0 (2021-07-13)\n\n**Improvements**\n\n- Requests now supports Brotli."
+    (subject,) = subjects("When was Requests 2.26.0 released?")
+    assert names_subject(text, subject, "Release History", place)
+    (other,) = subjects("When was Requests 2.25.1 released?")
+    assert not names_subject(text, other, "Release History", place)
+    (series,) = subjects("When was Requests 2.26 released?")
+    assert not names_subject(text, series, "Release History", place)
+    assert names_subject(text, series, "Release History", place, series=True)
+
+
 def test_a_passage_that_opens_with_a_labelled_list_is_read_without_a_heading_after_it() -> None:
     # a passage cut below its page's headings: the list's label is its only heading, and
     # where the list ends no heading is above (an empty path)

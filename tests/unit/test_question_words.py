@@ -222,6 +222,20 @@ def test_a_lower_case_name_before_its_release_is_written_as_the_sources_write_it
     assert releases_as_written(chinese, ["Apt 3.0 adds commands. Apt is APT."]) == chinese
 
 
+def test_a_name_the_sources_write_before_a_release_is_one_however_common_the_word() -> None:
+    """ "requests 2.26.0 release date": Requests' docs say "requests" as a common word
+    ("HTTP requests") more often than "Requests" as a name, yet they write "Requests
+    2.27.x" before a release number, which only a name stands before."""
+    sources = [
+        "Requests allows you to send HTTP requests. Make requests with ease.",
+        "The requests are sent; requests time out; retry requests; pool requests.",
+        "Requests 2.27.x is likely to be the last release series providing support.",
+    ]
+    question = "requests 2.26.0 release date"
+    assert releases_as_written(question, sources) == "Requests 2.26.0 release date"
+    assert releases_as_written(question, sources[:2]) == question
+
+
 def test_a_word_that_opens_the_question_s_form_is_no_name() -> None:
     """ "Starting with which version of Git …" was declared open: "no passage names
     Starting"."""

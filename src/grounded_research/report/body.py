@@ -134,7 +134,7 @@ def extractive_body(
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
         answering = answer_lines(
-            state.question, candidates, titles, places, headings_at, state.shelves
+            question_as_written(state), candidates, titles, places, headings_at, state.shelves
         )
     disagreeing = disagreement_answered(state, answering)
     if disagreeing is not None:
@@ -201,6 +201,18 @@ def extractive_body(
         if not whole or lines:
             parts.append(f"## {heading}\n\n" + (lines or note(labels["no_direct"])) + "\n")
     return "\n".join(parts), number
+
+
+def question_as_written(state: State) -> str:
+    """The question as the gap check and the ranking read it (`as_sources_write_it`): a
+    product written in lower case before its release number ("requests 2.26.0 release
+    date") is the name the sources capitalise, so the answer line, as they do, takes
+    only a date or version of that release."""
+    whole = next((sq for sq in state.sub_questions if sq.id == WHOLE_QUESTION_ID), None)
+    if whole is None or whole.text != state.question:
+        return state.question
+    found = [*state.selected_for(whole.id), *state.found_for(whole.id)]
+    return as_sources_write_it(whole, found).text
 
 
 def disagreement_answered(state: State, answering: list[Quote]) -> Gap | None:

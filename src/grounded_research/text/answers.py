@@ -391,6 +391,13 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 # 4.0 release notes", "What's New In Python 3.11".
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
+# A changelog heading that is a release number alone, its date beside it: "2.27.0
+# (2022-01-03)", "Version 3.1.0", "v18.17.0"; not a numbered section ("20.3.1. Connection
+# Settings").
+_VERSION_LINE = re.compile(
+    r"^[ \t]*(?:(?:version|release)[ \t]+|v)?(\d+(?:\.\d+)+)[ \t]*(?:\([^)\n]*\))?[ \t]*¶?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def identifiers(question: str) -> set[str]:
@@ -579,7 +586,8 @@ def names_subject(
     in its collection's name: `Source.place`); and every name with a number as that
     exact phrase in the passage or title, or as the name in the title or place and a
     title, collection or heading in the passage naming exactly that release or version
-    ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9; a page
+    ("Release 15.9" in postgresql-doc-15/…/release-15-9.html is PostgreSQL 15.9, a
+    changelog's "2.26.0 (2021-07-13)" in python-requests-doc/… Requests 2.26.0; a page
     of "Apache HTTP Server Version 2.4" is of Apache 2.4; "Chapter 17" is not PostgreSQL
     17). `about`: a passage under the title or headings of another release of it is
     about that one, whatever it mentions in passing ("… will be removed in Python 3.13"
@@ -612,6 +620,8 @@ def names_subject(
         point = r"(?:\.\d+)*" if series else ""
         released = re.search(
             r"(?:release|version|v)\s*" + re.escape(number) + point + _NUMBER_END, headed, re.I
+        ) or any(  # a changelog's heading "2.26.0 (2021-07-13)"
+            re.fullmatch(re.escape(number) + point, line) for line in _VERSION_LINE.findall(headed)
         )
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)

@@ -236,7 +236,10 @@ def releases_as_written(text: str, sources: Iterable[str]) -> str:
     date", "requests 2.26.0") capitalised where the sources write it as a name: with a
     capital inside their sentences more often than in lower case as a word of its own
     (not a command, a module or a path: "sphinx-build", "sphinx.ext"). What the question
-    names with its release is what a passage must name, as for a capitalised name."""
+    names with its release is what a passage must name, as for a capitalised name. A
+    word the sources write capitalised before a release number of its own ("Requests
+    2.27.x is likely to be …") is that name however often they use it as a common word
+    ("HTTP requests")."""
     if has_cjk(text):  # a Chinese question's Latin words are its names (`latin_terms`)
         return text
     sources = list(sources)
@@ -246,6 +249,9 @@ def releases_as_written(text: str, sources: Iterable[str]) -> str:
         if word in STOPWORDS:
             return word
         capital = word[:1].upper() + word[1:]
+        released = re.compile(rf"(?<![\w.\-/`]){capital}\s+v?\d+\.\d")
+        if any(released.search(source) for source in sources):
+            return capital
         inside = _inside_sentence(capital)
         lower = re.compile(rf"(?<![\w.\-/`]){word}(?![\w.\-/`(])")
         capitals = sum(len(inside.findall(source)) for source in sources)
