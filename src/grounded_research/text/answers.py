@@ -392,11 +392,10 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 # A changelog heading that is a release number alone, its date beside it: "2.27.0
-# (2022-01-03)", "Version 3.1.0", "v18.17.0"; not a numbered section ("20.3.1. Connection
-# Settings").
+# (2022-01-03)"; not a numbered section ("20.3.1. Connection Settings"). "Version 3.1.0"
+# and "v18.17.0" are read as "version" and "v" before a number (`names_subject`).
 _VERSION_LINE = re.compile(
-    r"^[ \t]*(?:(?:version|release)[ \t]+|v)?(\d+(?:\.\d+)+)[ \t]*(?:\([^)\n]*\))?[ \t]*¶?[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
+    r"^[ \t]*(\d+(?:\.\d+)+)[ \t]*(?:\([^)\n]*\))?[ \t]*¶?[ \t]*$", re.MULTILINE
 )
 
 
