@@ -466,6 +466,22 @@ def test_a_term_is_not_called_missing_when_the_path_names_the_product() -> None:
     assert any("backup" in g.detail for g in update["unresolved"] if g.kind == "facet")
 
 
+def test_a_term_the_title_of_a_selected_source_says_is_not_called_unmentioned() -> None:
+    """The report says "No source found mentions “15.9”" only when none does: a passage
+    of the page titled "Release 15.9" mentions it, though its sentence does not."""
+    question = "PostgreSQL 15.9: what day was it released?"
+    text = "Release date: 2024-11-14. This release contains a variety of fixes."
+    state = state_with([("notes", text, None)])
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    state.sources["notes"].location = "postgresql-doc-15/html/release-15-9.html"
+    state.sources["notes"].title = "E.10. Release 15.9"
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
+    assert not [g for g in update["unresolved"] if g.kind == "facet" and "15.9" in g.detail]
+    state.sources["notes"].title = "E.10. Release notes"
+    update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
+    assert [g for g in update["unresolved"] if g.kind == "facet" and "15.9" in g.detail]
+
+
 def test_a_passage_about_another_product_does_not_answer_where_the_corpus_files_by_product() -> (
     None
 ):

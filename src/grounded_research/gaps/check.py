@@ -19,6 +19,7 @@ from grounded_research.gaps.rules import (
     as_sources_write_it,
     conflict_gaps,
     coverage_gaps,
+    framed,
     names_any,
     new_gap,
     searched_names,
@@ -105,7 +106,9 @@ def next_research(
 def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
     """What the report lists as unresolved. The loop re-searches a term the best three
     passages miss; the report calls it open only when no selected passage about the
-    asked subject (one naming it, or naming what the follow-up query named) covers it."""
+    asked subject (one naming it, or naming what the follow-up query named) covers it,
+    in its words or in its frame: a passage under "Release 15.9" mentions 15.9 to the
+    reader who sees the heading above the quote."""
     open_gaps: list[Gap] = []
     for gap in gaps:
         if gap.kind == "facet":
@@ -115,7 +118,7 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
             names = named_terms(sub_question.text)
             searched = searched_names(selected)
             about = [
-                e.text
+                framed(state, e)
                 for e in selected
                 if not names or names_any(state, e, names | searched[e.query])
             ]

@@ -345,6 +345,11 @@ def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None
     return frame(source.title if source else "", record.headings if headings is None else headings)
 
 
+def framed(state: State, record: Evidence) -> str:
+    """The passage under its frame: what a reader sees of what it is about."""
+    return f"{_frame(state, record)}\n{record.text}"
+
+
 def _says(state: State, record: Evidence, word: str) -> bool:
     """Whether the passage or its frame says the word (`says_word`)."""
     return says_word(_with_title(state, record), word)
