@@ -287,7 +287,25 @@ def content_words(text: str) -> list[str]:
     parts of a longer word ("务器" of "服务器") nor a guess at a word unknown to it
     ("名是" of "设备名是什么"), which no passage says."""
     cut = _words(text, _SEARCH_TOKEN, search=False)
-    return list(dict.fromkeys(w for w in cut if w not in STOPWORDS and len(w) > 1))
+    return list(dict.fromkeys(w for w in cut if not is_stopword(w) and len(w) > 1))
+
+
+# What a stopword is contracted with: "I'm", "what's", "don't", "shouldn't", "they've".
+_CONTRACTED = re.compile(r"([^\W_]+?)(n)?['’](s|m|re|ve|ll|d|t)", re.IGNORECASE)
+
+
+def is_stopword(word: str) -> bool:
+    """A stopword, or one contracted ("i'm", "what’s", "don't"): a possessive
+    ("django's") is its name's."""
+    if word in STOPWORDS:
+        return True
+    contracted = _CONTRACTED.fullmatch(word)
+    if contracted is None:
+        return False
+    head, n, tail = contracted.groups()
+    if n and tail.lower() == "t":  # "don't", "shouldn't", "can't"
+        return head.lower() in STOPWORDS or f"{head}n".lower() in STOPWORDS
+    return f"{head}{n or ''}".lower() in STOPWORDS
 
 
 def _cjk_terms(run: str, search: bool = True) -> list[str]:
