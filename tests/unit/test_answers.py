@@ -1065,6 +1065,9 @@ def test_everyday_words_for_a_release_ask_when_it_was_released() -> None:
         asked = Asked.of(question)
         assert asked.kind == "date" and asked.words == {"releas"}
     assert Asked.of("Debian 12 ships which version of X.Org?").words == {"ship"}
+    # what is shipped asked first: what a release holds, not when it came
+    assert Asked.of("Which X.Org version does Debian 12 ship?").words == {"ship"}
+    assert Asked.of("What day did Sphinx 5.0.2 ship?").words == {"releas"}
     assert facets_of("What day did Python 2.0 come out?") == ["python", "2.0", "released"]
 
 

@@ -271,3 +271,25 @@ def test_the_word_after_how_searches_for_its_dimension_not_itself(
     write(root, "answering.md", answering)
     corpus = open_corpus(str(root), cache_dir, 600)
     assert corpus.search_sync(question, 1)[0].location == "answering.md"
+
+
+def test_a_release_asked_in_everyday_words_is_searched_as_release_notes_word_it(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """ "When did Foo 2.0 come out?" searches for "released", the word the notes use;
+    "come" is another sentence's ("How come …")."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "faq.md",
+        "# Foo FAQ\n\nHow come Foo 2.0 does not run on old kernels? It needs features that came "
+        "out later, so it does not come with a fallback.\n",
+    )
+    write(
+        root,
+        "whatsnew.md",
+        "# What's new in Foo 2.0\n\nA new version of Foo, 2.0, was released on October 16, "
+        "2000. It adds list comprehensions and garbage collection of cycles.\n",
+    )
+    corpus = open_corpus(str(root), cache_dir, 600)
+    assert corpus.search_sync("When did Foo 2.0 come out?", 1)[0].location == "whatsnew.md"

@@ -25,6 +25,7 @@ import numpy as np
 
 from grounded_research.retrieval import bm25f
 from grounded_research.text.answers import identifiers, mentions_identifier
+from grounded_research.text.facets import in_release_words
 from grounded_research.text.tokenize import STOPWORDS, option_names, tokenize
 
 # BM25F weights: one occurrence in the field counts as this many in the passage's text.
@@ -203,8 +204,10 @@ def code_boost(
 def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
     boost for the query's names its fields hold. The local index and web passages both
-    rank by it."""
-    terms: dict[str, float] = dict(Counter(tokenize(query) + option_names(query)))
+    rank by it. A release asked in everyday words is searched as release notes word it
+    ("come out" as "released": "come" is "How come …"'s, `in_release_words`)."""
+    words = tokenize(in_release_words(query))
+    terms: dict[str, float] = dict(Counter(words + option_names(query)))
     if not terms:
         return np.zeros(index.chunks, dtype=np.float32)
     for asked in _HOW.findall(query):

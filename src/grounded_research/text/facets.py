@@ -94,12 +94,25 @@ COMPARISON = re.compile(
 )
 
 
+# The nouns a question asks for a date with ("What day did Python 2.0 come out?", "In which
+# year …"): the kind of its answer, which a dated sentence need not say.
+DATE_ASKED_WITH = ("day", "year", "month")
+
+
 # Everyday words for a release: "When did Django 2.2 come out?", "On which day did Sphinx
 # 5.0.2 ship?" ask what release notes call the date it was released ("ships X.Org 7.7"
 # tells what a release holds, not when it came).
 _RELEASED_IN_OTHER_WORDS = re.compile(
-    r"\b(?:come|came|comes|coming)\s+out\b|\b(?:ship|ships|shipped)\b(?=\s*(?:[?.!]|$|first\b|"
-    r"earlier\b|later\b))|\b(?:launch|launched)\b",
+    r"\b(?:come|came|comes|coming)\s+out\b|\b(?:launch|launched)\b", re.IGNORECASE
+)
+_SHIPPED = re.compile(
+    r"\b(?:ship|ships|shipped)\b(?=\s*(?:[?.!]|$|first\b|earlier\b|later\b))", re.IGNORECASE
+)
+# "Which X.Org version does Debian 12 ship?": what is shipped comes first; the question
+# asks what a release holds, not when it came ("On which day did Sphinx 5.0.2 ship?").
+_ASKS_WHAT_SHIPS = re.compile(
+    rf"^\W*(?:which|what)\s+(?!(?:{'|'.join(DATE_ASKED_WITH)}|date|time)\b)[^\W\d_][^?]*?"
+    r"\b(?:does|do|did|will|would)\b[^?]*\bship(?:s|ped)?\b",
     re.IGNORECASE,
 )
 
@@ -107,12 +120,10 @@ _RELEASED_IN_OTHER_WORDS = re.compile(
 def in_release_words(text: str) -> str:
     """The question with its everyday words for a release as release notes word it
     ("came out" read as "released")."""
-    return _RELEASED_IN_OTHER_WORDS.sub("released", text)
+    text = _RELEASED_IN_OTHER_WORDS.sub("released", text)
+    return text if _ASKS_WHAT_SHIPS.match(text) else _SHIPPED.sub("released", text)
 
 
-# The nouns a question asks for a date with ("What day did Python 2.0 come out?", "In which
-# year …"): the kind of its answer, which a dated sentence need not say.
-DATE_ASKED_WITH = ("day", "year", "month")
 _ASKED_WHEN = re.compile(rf"\b(what|which)\s+(?:{'|'.join(DATE_ASKED_WITH)})\b", re.IGNORECASE)
 
 
