@@ -135,11 +135,6 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         # nor a manual page by its section: "master(8)" is the daemon's page, not 8 ports
         ("quantity", "By default, all master(8) listener ports are enabled.", False),
         ("quantity", "See SSL_CTX_new(3ssl) and postconf(5); the default is 2.", True),
-        (
-            "quantity",
-            "你能够使用 `systemd-cat`(1) 命令记录数据到 `systemd-journald`(8) 日志。",
-            False,
-        ),
         ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),
         # no bound is a value too
@@ -148,10 +143,6 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "The default is five minutes.", True),
         ("quantity", "软件包名最短长度两个字符；", True),
         ("quantity", "这是一个软件包。", False),
-        # nor is "一" that points at one: "the last boot", "the first run"
-        ("quantity", "你可以显示从最后一次启动以来的日志。", False),
-        ("quantity", "第一次运行时会创建配置文件。", False),
-        ("quantity", "每天运行一次。", True),
         ("name", "Use `git branch` to create a branch.", True),
         ("name", "this is done with a single call.", False),
     ],

@@ -145,10 +145,8 @@ _NUMBER_HOLDER = re.compile(  # not digits a name ends with ("FAT32", "sha256", 
     # but a level or release after its v ("debhelper V10")
     r"(?:(?<![A-Za-z_\d.])|(?<=(?<![A-Za-z])[vV]))(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
     rf"\b(?:unlimited|no limit|infinity|zero|{_NUMBER_WORDS})\b|无限|不限|"
-    # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a", and "一"
-    # after "最后", "上", "第", "这" … points at one ("最后一次启动": the last boot)
-    r"(?!一[个种条项])(?!(?<=[后上下再第这那每同唯])一)[零一二两三四五六七八九十百千万]+"
-    r"(?:个|位|次|天|秒|分钟|小时|周|年|"
+    # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a"
+    r"(?!一[个种条项])[零一二两三四五六七八九十百千万]+(?:个|位|次|天|秒|分钟|小时|周|年|"
     r"字符|字节|条|项|种|倍|行|列|级|台|名)",
     re.IGNORECASE,
 )
@@ -162,10 +160,9 @@ _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
 # 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
-# and a manual page's section: "master(8)", "SSL_new(3ssl)", "`systemd-journald`(8)"
-_SECTION_REFERENCE = re.compile(
+_SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "SSL_new(3ssl)"
     r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|"
-    r"(?<=[A-Za-z_`*])\(\d[a-z]*\)",
+    r"(?<=[A-Za-z_])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
 # Any number that numbers a part of a book: a reference to a section, a table's or a
