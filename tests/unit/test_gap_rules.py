@@ -482,6 +482,24 @@ def test_a_term_the_title_of_a_selected_source_says_is_not_called_unmentioned() 
     assert [g for g in update["unresolved"] if g.kind == "facet" and "15.9" in g.detail]
 
 
+def test_a_term_a_found_passage_says_is_not_called_unmentioned_though_not_selected() -> None:
+    """ "No source found mentions “web”" is said only when no passage found about the
+    subject says it, whether the selection kept that passage or not."""
+    question = "What is the default port of the Aurora A1 web console?"
+    console = ("console", "The Aurora A1 console listens on port 8080 by default.", None)
+    web = ("guide", "The Aurora A1 web interface is optional.", None)
+
+    def open_terms(*passages: tuple[str, str, str | None]) -> list[str]:
+        state = state_with(list(passages))
+        state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+        state.selections = [Selection(context={"q0": ["e0"]})]  # the second not selected
+        update = asyncio.run(check_gaps(state, Runtime(context=Context(max_rounds=0))))
+        return [g.detail for g in update["unresolved"] if g.kind == "facet"]
+
+    assert not [d for d in open_terms(console, web) if "web" in d]
+    assert [d for d in open_terms(console) if "web" in d]
+
+
 def test_a_passage_about_another_product_does_not_answer_where_the_corpus_files_by_product() -> (
     None
 ):

@@ -105,21 +105,22 @@ def next_research(
 
 def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
     """What the report lists as unresolved. The loop re-searches a term the best three
-    passages miss; the report calls it open only when no selected passage about the
-    asked subject (one naming it, or naming what the follow-up query named) covers it,
-    in its words or in its frame: a passage under "Release 15.9" mentions 15.9 to the
-    reader who sees the heading above the quote."""
+    passages miss; the report says "No source found mentions" it only when no passage
+    found about the asked subject (one naming it, or naming what the follow-up query
+    named), selected or not, says it, in its words or in its frame: a passage under
+    "Release 15.9" mentions 15.9 to the reader who sees the heading above the quote."""
     open_gaps: list[Gap] = []
     for gap in gaps:
         if gap.kind == "facet":
             as_asked = next(sq for sq in state.sub_questions if sq.id == gap.sub_question_id)
             selected = state.selected_for(as_asked.id)
-            sub_question = as_sources_write_it(as_asked, [*selected, *state.found_for(as_asked.id)])
+            found = list({e.id: e for e in [*selected, *state.found_for(as_asked.id)]}.values())
+            sub_question = as_sources_write_it(as_asked, found)
             names = named_terms(sub_question.text)
-            searched = searched_names(selected)
+            searched = searched_names(found)
             about = [
                 framed(state, e)
-                for e in selected
+                for e in found
                 if not names or names_any(state, e, names | searched[e.query])
             ]
             missing = uncovered(sub_question, about)
