@@ -232,7 +232,7 @@ def why_unanswered(
     head = head_word(sub_question.text) if kind != "comparison" else ""
     if head:  # "What warranty …": when nothing found says warranty, the corpus has none
         token = tokenize(head)[0]
-        if not any(token in tokenize(_with_title(state, e)) for e in found):
+        if not any(token in tokenize(framed(state, e)) for e in found):
             return UNANSWERED["unheaded"].format(what=head)
     if asked.featured:  # "the git replay command": the answer is on a page that says "replay"
         if not any(_says(state, e, asked.featured) for e in found):
@@ -345,17 +345,13 @@ def _frame(state: State, record: Evidence, headings: Sequence[str] | None = None
     return frame(source.title if source else "", record.headings if headings is None else headings)
 
 
-def framed(state: State, record: Evidence) -> str:
-    """The passage under its frame: what a reader sees of what it is about."""
-    return f"{_frame(state, record)}\n{record.text}"
-
-
 def _says(state: State, record: Evidence, word: str) -> bool:
     """Whether the passage or its frame says the word (`says_word`)."""
-    return says_word(_with_title(state, record), word)
+    return says_word(framed(state, record), word)
 
 
-def _with_title(state: State, record: Evidence) -> str:
+def framed(state: State, record: Evidence) -> str:
+    """The passage under its frame: what a reader sees of what it is about."""
     return f"{_frame(state, record)}\n{record.text}"
 
 
@@ -366,7 +362,7 @@ def _place(state: State, record: Evidence) -> str:
 
 def _in_place(state: State, record: Evidence) -> str:
     """The passage with its title, headings and place: all that says what it is of."""
-    return f"{_with_title(state, record)}\n{_place(state, record)}"
+    return f"{framed(state, record)}\n{_place(state, record)}"
 
 
 def _names_subject(
@@ -384,7 +380,7 @@ def _names_release(
     it (asked which release of a series)."""
     if _names_subject(state, record, subject):
         return True
-    text = _with_title(state, record)
+    text = framed(state, record)
     return series and any(mentions_point_release(text, phrase) for phrase in subject[1])
 
 
