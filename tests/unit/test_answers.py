@@ -908,6 +908,33 @@ def test_digits_a_name_ends_with_are_no_count_a_level_after_its_v_is(
 
 
 @pytest.mark.parametrize(
+    ("sentence", "holds"),
+    [
+        ("New in version 0.6.", False),
+        ("Since v20.5.0 the flag is accepted.", False),
+        ("Fixed a crash in 3.39.4.", False),
+        ("版本 2.4 起可用。", False),
+        ("New in version 0.6: the cache holds 5 MB.", True),
+        ("The server listens on 127.0.0.1:8080.", True),
+    ],
+)
+def test_a_release_number_is_no_count(sentence: str, holds: bool) -> None:
+    """A release's number counts nothing: "New in version 0.6" on a Sphinx page does not
+    say how many megabytes its search index cache may use."""
+    assert holds_answer("quantity", sentence) is holds
+
+
+def test_a_name_written_with_its_possessive_is_no_asked_word() -> None:
+    """ "Sphinx's" is the name Sphinx, not a word the answer shares with the question: on
+    a corpus of Sphinx's pages every sentence would share it."""
+    asked = Asked.of("How many megabytes may Sphinx's search index cache use by default?")
+    assert "sphinx" not in asked.words and {"search", "index"} <= asked.words
+    frame = "Sphinx documentation\nSphinx.add_js_file()"
+    assert not asked.answered_by("Its bundle weighs 5 MB.", frame)
+    assert asked.answered_by("The search index cache holds 5 MB by default.", frame)
+
+
+@pytest.mark.parametrize(
     ("sentence", "answers"),
     [
         ("SSL_set_retry_verify() was added in OpenSSL 3.0.2.", False),

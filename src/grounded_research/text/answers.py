@@ -154,6 +154,13 @@ _CODE = re.compile(
     r"`[^`\n]+`|\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
     r"\b\w+(?:\.\w+)+\b"
 )
+# A release's number, which counts nothing: after "version" or "release" ("New in version
+# 0.6", "版本 2.4"), after a v ("v20.5.0"), or of three parts or more ("3.39.4").
+_NUMBERED_RELEASE = re.compile(
+    r"\b(?:versions?|releases?)\s+\d+(?:\.\d+)*[a-z]?\d*|版本\s*\d+(?:\.\d+)*|"
+    r"(?<![\w.])[vV]\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)",
+    re.IGNORECASE,
+)
 _RELEASE_WORD = r"(?:(?:version|release)\s+|v)?"  # between a name and its number: "Django v5"
 _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
     rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)(?:\s+{_RELEASE_WORD}|/)(\d+(?:\.\d+)*)(?![\w.]*\d)"
@@ -333,6 +340,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
         unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
         unnamed = _SECTION_REFERENCE.sub(" ", unnamed)  # nor a section's ("第 2.7.4 节")
+        unnamed = _NUMBERED_RELEASE.sub(" ", unnamed)  # nor a release's ("New in version 0.6")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
@@ -809,7 +817,11 @@ def asked_words(question: str, kind: AnswerKind) -> set[str]:
     labels the date of the release the frame names. A word for a beginning is any of
     them (`_INCEPTION`)."""
     names = named_terms(question) | identifiers(question)
-    words = [w for w in facets_of(question) if w.lower() not in names and not _has_digit(w)]
+    words = [
+        w
+        for w in facets_of(question)
+        if w.lower().removesuffix("'s").removesuffix("’s") not in names and not _has_digit(w)
+    ]
     asked = set(tokenize(" ".join(words))) - set(tokenize(_KIND_NOUNS.get(kind, "")))
     return asked | _INCEPTION if asked & _INCEPTION else asked
 
