@@ -42,6 +42,10 @@ from grounded_research.text.normalize import unaccented
         ("How many rows can a SQLite table hold?", "quantity"),
         ("What energy density do solid-state cells reach?", "quantity"),
         ("Which command creates a new Git branch?", "name"),
+        # a place or a path, though the question says "default"
+        ("By default, where does APT keep the .deb files it downloads?", "name"),
+        ("Where does dpkg write its log?", "name"),
+        ("dpkg 的日志在哪里？", "name"),
         ("Does SQLite support right outer joins?", "yes_no"),
         ("Which came first, Python 3.11 or PostgreSQL 15?", "comparison"),
         ("How do I enable WAL mode in SQLite?", "procedure"),

@@ -106,11 +106,12 @@ _NAME = re.compile(
     r"\b(?:which|what)\s+(?:[\w-]+\s+){0,3}(?:command|function|option|setting|parameter|module|"
     r"method|class|tool|file|package|statement|clause|keyword|variable|directory|program|"
     r"utility|flag|operator|type|field|library|format|name|directive|builtin|extension|filter)"
-    r"s?\b|^\W*who\b|\bwho\W*$|"
+    r"s?\b|^\W*who\b|\bwho\W*$|^\W*where\b|\bwhere\W*$|"  # "where" asks for a place or a path
     r"\bwhat\s+(?:is|are|was|were)\s+(?:[\w-]+\s+){0,4}called\b|\bwhich\s+one\b|"
     r"(?:命令|文件|软件包|工具|选项|参数|目录|程序)是哪(?:一)?(?:个|些)|哪些(?:命令|文件|工具|软件包|程序)|"
     r"哪个命令|什么命令|哪条命令|哪个文件|什么文件|哪个软件包|什么软件包|哪个工具|什么工具|"
-    r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁",
+    r"用什么|哪个选项|什么选项|哪个参数|什么参数|哪个目录|什么目录|哪个程序|什么程序|叫什么|谁|"
+    r"哪里|哪儿|何处",
     re.IGNORECASE,
 )
 
