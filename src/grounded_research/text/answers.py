@@ -28,6 +28,7 @@ from grounded_research.text.facts import (
     is_unit,
     named_terms,
     quantities,
+    without_possessive,
 )
 from grounded_research.text.normalize import unaccented, unescaped
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk, tokenize
@@ -821,7 +822,7 @@ def asked_words(question: str, kind: AnswerKind) -> set[str]:
     words = [
         w
         for w in facets_of(question)
-        if w.lower().removesuffix("'s").removesuffix("’s") not in names and not _has_digit(w)
+        if without_possessive(w.lower()) not in names and not _has_digit(w)
     ]
     asked = set(tokenize(" ".join(words))) - set(tokenize(_KIND_NOUNS.get(kind, "")))
     return asked | _INCEPTION if asked & _INCEPTION else asked

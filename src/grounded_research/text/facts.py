@@ -154,6 +154,11 @@ def is_negated(sentence: str) -> bool:
     return _NEGATION.search(sentence) is not None
 
 
+def without_possessive(word: str) -> str:
+    """The word without its possessive ending: "Django's" is the name Django."""
+    return word.removesuffix("'s").removesuffix("’s")
+
+
 def named_terms(sentence: str) -> set[str]:
     """Names and product codes ("Aurora", "A1", "QuantumScape"), not years, units or
     function words capitalised because they start a sentence or a question ("What",
@@ -164,7 +169,7 @@ def named_terms(sentence: str) -> set[str]:
         for word in match.group(0).split():
             word = _JOINED_WORDS.sub("", word.strip("'’"))
             if is_name_word(word):
-                terms.add(word.lower().removesuffix("'s").removesuffix("’s"))
+                terms.add(without_possessive(word.lower()))
     return terms
 
 
@@ -316,10 +321,7 @@ def name_phrases(text: str) -> list[str]:
 
 def names_as_written(names: set[str], sentence: str) -> str:
     """The given (lower-cased) names in the sentence's own spelling and order."""
-    words = [
-        w.strip(".,;:'’\"()？，。").removesuffix("'s").removesuffix("’s")
-        for w in cjk_spaced(sentence).split()
-    ]
+    words = [without_possessive(w.strip(".,;:'’\"()？，。")) for w in cjk_spaced(sentence).split()]
     ordered = [w for w in dict.fromkeys(words) if w.lower() in names]
     return " ".join(ordered) or " ".join(sorted(names))
 
