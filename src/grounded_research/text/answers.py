@@ -159,7 +159,7 @@ _CODE = re.compile(
 # A release's number, which counts nothing: after "version" or "release" ("New in version
 # 0.6", "版本 2.4"), after a v ("v20.5.0"), or of three parts or more ("3.39.4").
 _NUMBERED_RELEASE = re.compile(
-    r"\b(?:versions?|releases?)\s+\d+(?:\.\d+)*[a-z]?\d*|版本\s*\d+(?:\.\d+)*|"
+    rf"\b(?:versions?|releases?)\s+(?:{_VERSION_NUMBER})|版本\s*(?:{_VERSION_NUMBER})|"
     r"(?<![\w.])[vV]\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)",
     re.IGNORECASE,
 )
