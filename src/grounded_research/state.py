@@ -5,9 +5,10 @@ snapshot (sha256) and evidence keeps `(source_id, start, end)` into it, plus the
 verbatim slice so a reader can audit it without opening the store.
 
 A thread answers one question after another (turns). The thread's research stays on it:
-`sources`, `evidence` and `selections` accumulate over its turns (an id keeps naming the
-same record, so earlier citations stay valid), and so do `turns` and the research
-`memory`. Everything else is the current turn's, reset by `start_turn` (`next_turn`).
+`sources` and `evidence` accumulate over its turns (an id keeps naming the same record),
+and so do the records a selection made that a report cited (`cited`, so earlier
+citations stay valid), `turns` and the research `memory`. Everything else, `selections`
+too, is the current turn's, reset by `start_turn` (`next_turn`).
 
 Each channel has one writer. Gathering (`initial_search`, `research`) alone writes
 `sources` and `evidence`, as found; `select_context` alone writes `selections`, its

@@ -310,6 +310,32 @@ def test_a_chunk_pulls_in_its_sections_last_line_from_a_chunk_that_is_the_next_s
     world.check_verbatim(grown)
 
 
+def test_a_chunk_grows_by_its_sections_answering_line_after_another_source_answered(
+    tmp_path: Path,
+) -> None:
+    """A release's notes answer first ("Added a new function math.isqrt()" in "What’s
+    New In Python 3.8"); the entry of the function itself, placed after them, still
+    reads to its own last line, the answer its page gives ("New in version 3.8.")."""
+    world = World(tmp_path, chunk_size=250)
+    notes = world.add(
+        "What’s New In Python 3.8",
+        "## math\n\nAdded a new function `math.isqrt()` for computing integer square roots.",
+    )
+    sid = world.add("math.md", FUNCTIONS)
+    entry = world.chunks[sid][0]
+    asked = Asked.of("Since which Python version does the math module have isqrt()?")
+
+    placed = (
+        world.assembler()
+        .fit([world.chunks[notes][0], entry], no_terms, 1000, 10, asked=asked)
+        .placed
+    )
+
+    assert [p.records[0].source_id for p in placed] == [notes, sid]
+    assert placed[1].records[0].text.endswith("New in version 3.8.")
+    world.check_verbatim(placed[1].records[0])
+
+
 def test_a_passage_is_framed_at_each_offset_by_the_heading_its_snapshot_puts_there() -> None:
     start = FUNCTIONS.index("New in version 3.8.")
     at = frames_at("math", tuple(heading_paths(FUNCTIONS)), start)

@@ -131,9 +131,14 @@ class Assembler:
         sources: int = 0,
         asked: Asked | None = None,
     ) -> Fitted:
-        """`asked`: what the sub-question asks for; while no placed passage answers it,
-        a passage is grown by the chunk of its section that does (`section_answer`)."""
+        """`asked`: what the sub-question asks for. A passage that does not answer it is
+        grown by the part of its section that does (`section_answer`), also after another
+        source answered: a release's notes answer in which version a function came, its
+        own entry's last line too ("New in version 3.8."), and that is the line to quote.
+        While no placed passage answers, one is also given the heading above it that
+        does (`_add_heading`)."""
         fitted = Fitted()
+        unanswered = asked  # until a placed passage or its heading answers
         options = [(rank, e) for rank, e in enumerate(ranked) if not self._taken(e)]
         if sources:  # the best `sources` sources only; the others are listed, not quoted
             kept = list(dict.fromkeys(e.source_id for _, e in options))[:sources]
@@ -155,11 +160,11 @@ class Assembler:
             if placed is None:
                 rest.append((rank, record))
                 continue
-            if asked and (
-                asked.answered_in(placed.records[0].text, self.frames_at(placed.records[0]))
-                or self._add_heading(placed, asked, full_cap - spent)
+            if unanswered and (
+                unanswered.answered_in(placed.records[0].text, self.frames_at(placed.records[0]))
+                or self._add_heading(placed, unanswered, full_cap - spent)
             ):
-                asked = None  # answered, by it or its heading: the others go in as they are
+                unanswered = None  # answered, by it or its heading: no more heading lines
             fitted.placed.append(placed)
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
