@@ -9,6 +9,7 @@ import pytest
 
 from grounded_research.retrieval import fields
 from grounded_research.retrieval.fields import (
+    coined_names,
     path_tokens,
     query_names,
     split_title,
@@ -38,6 +39,12 @@ def test_names_of_the_query() -> None:
     assert query_names("What is new in PostgreSQL 15?") == {"postgresql", "15"}
     assert query_names("What energy density do solid-state cells reach?") == set()
     assert query_names("Django 3.2 and work_mem") == {"3.2", "work", "mem"}
+
+
+def test_coined_names_are_written_in_mixed_case() -> None:
+    # what a shelf may be named by: not a plain word, an acronym or a version
+    question = "Does the Server header of Apache 2.4 over HTTP name PostgreSQL's or CMake's?"
+    assert coined_names(question) == {"postgresql", "cmake"}
 
 
 def test_release_15_is_not_release_15_15(tmp_path: Path, cache_dir: str) -> None:
@@ -101,6 +108,44 @@ def test_a_named_product_outranks_pages_of_another_that_mention_it(
     corpus = open_corpus(str(root), cache_dir, 600)
     hits = corpus.search_sync("Which PostgreSQL command can insert or update rows?", 2)
     assert hits[0].location == "postgresql/sql-merge.md"
+
+
+def test_a_product_every_page_of_a_shelf_names_is_read_as_that_shelfs_name(
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libssl-doc's manual pages all say "OpenSSL" (their footers), none of their paths
+    does; a mail server's page that mentions OpenSSL in passing shares more of the
+    question's words. Not when the shelf is too small to tell, nor when the other
+    shelves say the name as often."""
+    monkeypatch.setattr(fields, "NAME_MIN_DOCUMENTS", 1)
+    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 3)
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "libssl-doc/SSL_CTX_set_verify.md",
+        "# SSL_CTX_set_verify\n\nThe default verification depth limit is 100.\n\n"
+        "Copyright The OpenSSL Project Authors.\n",
+    )
+    for name in ("BIO_read", "EVP_Digest", "RAND_bytes"):
+        write(root, f"libssl-doc/{name}.md", f"# {name}\n\n{name} reads. Copyright OpenSSL.\n")
+    write(
+        root,
+        "postfix-doc/TLS_README.md",
+        "# Certificate verification depth\n\nThe certificate verification depth "
+        "is 9 when Postfix is built with OpenSSL.\n",
+    )
+    for number in range(9):
+        write(root, f"postfix-doc/README_{number}.md", f"# README {number}\n\nPostfix notes.\n")
+    question = "What is the default certificate verification depth limit in OpenSSL?"
+
+    corpus = open_corpus(str(root), cache_dir, 600)
+    assert corpus.search_sync(question, 1)[0].location == "libssl-doc/SSL_CTX_set_verify.md"
+
+    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 5)  # four pages tell nothing
+    assert corpus.search_sync(question, 1)[0].location == "postfix-doc/TLS_README.md"
+    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 3)
+    monkeypatch.setattr(fields, "SHELF_OTHERS_SHARE", 0.0)  # Postfix says it once too
+    assert corpus.search_sync(question, 1)[0].location == "postfix-doc/TLS_README.md"
 
 
 def test_an_option_named_whole_is_found_among_pages_full_of_its_words(

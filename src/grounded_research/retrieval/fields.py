@@ -26,6 +26,7 @@ import numpy as np
 from grounded_research.retrieval import bm25f
 from grounded_research.text.answers import identifiers, mentions_identifier
 from grounded_research.text.facets import in_release_words
+from grounded_research.text.facts import without_possessive
 from grounded_research.text.tokenize import STOPWORDS, option_names, tokenize
 
 # BM25F weights: one occurrence in the field counts as this many in the passage's text.
@@ -51,6 +52,18 @@ NAME_MIN_DOCUMENTS = 50
 # CODE_POOL x k passages, the words alone having found the entry's page.
 CODE_BOOST = 1.0
 CODE_POOL = 20
+# A product is named on nearly every page of its documentation, in text if not in its
+# file names: every manual page of libssl-doc says "OpenSSL", none of its paths does.
+# A shelf (the corpus's top folder a document lies in) of at least SHELF_MIN_DOCUMENTS
+# documents, at least SHELF_SHARE of whose documents say a name, when at most
+# SHELF_OTHERS_SHARE of the other shelves' documents do, is named by it: its passages
+# hold the name as their path would (`shelf_held`). Only a coined name counts, one
+# written in mixed case ("OpenSSL", "CMake"): a plain word ("Server" of the Server
+# header), an acronym ("HTTP") or a version ("2.4") is said on every page of a web
+# server's manual without naming what the manual is of.
+SHELF_MIN_DOCUMENTS = 20
+SHELF_SHARE = 0.9
+SHELF_OTHERS_SHARE = 0.1
 
 # A word of a question and the words documentation writes for it, as search tokens:
 # "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
@@ -164,6 +177,18 @@ def query_names(query: str) -> set[str]:
     return set(names)
 
 
+def coined_names(query: str) -> set[str]:
+    """The query's tokens of words written in mixed case, letters only, a capital after
+    the first letter ("OpenSSL", "CMake", "PostgreSQL"; not "Server", "HTTP", "v2")."""
+    words = (without_possessive(w.strip("\"'“”‘’()[]{},.;:!?")) for w in _WORD.findall(query))
+    return {
+        token
+        for word in words
+        if word.isalpha() and _INNER_CAPITAL.match(word) and not word.isupper()
+        for token in tokenize(word)
+    }
+
+
 def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.ndarray) -> np.ndarray:
     """`scores` times 1 + NAME_BOOST x the share of the query's category names (see
     NAME_MIN_SHARE, NAME_MIN_DOCUMENTS) that each passage's fields hold; `held`: one
@@ -178,6 +203,29 @@ def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.nda
     share: np.ndarray = np.mean(np.stack(categories), axis=0)
     boosted: np.ndarray = scores * (1.0 + NAME_BOOST * share)
     return boosted.astype(np.float32)
+
+
+def shelf_held(index: bm25f.Index, token: str, shelf_of: np.ndarray | None) -> np.ndarray:
+    """Which chunks lie on a shelf the token names (see SHELF_SHARE); `shelf_of`: each
+    document's shelf number, None when the corpus has no shelves."""
+    out = np.zeros(index.chunks, dtype=bool)
+    term = index.term(token)
+    if term is None or shelf_of is None or not shelf_of.size:
+        return out
+    rows, _ = index.fields["body"].column(term)
+    size = np.bincount(shelf_of)
+    said = np.bincount(shelf_of[np.unique(index.chunk_document[rows])], minlength=size.size)
+    others = size.sum() - size
+    named = (  # a corpus of one shelf: the name tells its passages apart from none
+        (size >= SHELF_MIN_DOCUMENTS)
+        & (others > 0)
+        & (said >= SHELF_SHARE * size)
+        & (said.sum() - said <= SHELF_OTHERS_SHARE * others)
+    )
+    if not named.any():
+        return out
+    held: np.ndarray = named[shelf_of][index.chunk_document]
+    return held
 
 
 def code_boost(
@@ -201,11 +249,13 @@ def code_boost(
     return boosted
 
 
-def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
+def query_scores(index: bm25f.Index, query: str, shelf_of: np.ndarray | None = None) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
-    boost for the query's names its fields hold. The local index and web passages both
-    rank by it. A release asked in everyday words is searched as release notes word it
-    ("come out" as "released": "come" is "How come …"'s, `in_release_words`)."""
+    boost for the query's names its fields hold, or its shelf's documents say (see
+    SHELF_SHARE; `shelf_of`: each document's shelf number). The local index and web
+    passages both rank by it. A release asked in everyday words is searched as release
+    notes word it ("come out" as "released": "come" is "How come …"'s,
+    `in_release_words`)."""
     words = tokenize(in_release_words(query))
     terms: dict[str, float] = dict(Counter(words + option_names(query)))
     if not terms:
@@ -220,5 +270,10 @@ def query_scores(index: bm25f.Index, query: str) -> np.ndarray:
         for also in written if word in terms else ():
             terms.setdefault(also, SYNONYM_WEIGHT * terms[word])
     total = index.scores(terms, FIELD_WEIGHTS)
-    held = [index.holds(name, NAME_FIELDS) for name in sorted(query_names(query))]
+    coined = coined_names(query)
+    held = [
+        index.holds(name, NAME_FIELDS)
+        | shelf_held(index, name, shelf_of if name in coined else None)
+        for name in sorted(query_names(query))
+    ]
     return name_boost(total, held, index.chunk_document)
