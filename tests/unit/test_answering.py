@@ -834,6 +834,28 @@ def test_a_how_do_i_question_ranks_the_command_its_instruction_introduces() -> N
     ]
 
 
+def test_the_tail_of_a_flattened_table_of_contents_is_no_sentence() -> None:
+    """A table of contents flattened into one line ends in the next chapter's title and
+    number ("… 7.15. 我应该如何创建自己的 Debian 软件包？ 8. Debian 软件包管理工具 8.1."): that tail
+    opens with no section number, yet it is no sentence to quote."""
+    contents = (
+        "6.11. “incoming”目录是什么？, 6.12. 我要如何建立软件仓库？, "
+        "7.14. 如何从源码包构建二进制包？, "
+        "7.15. 我应该如何创建自己的 Debian 软件包？ 8. Debian 软件包管理工具 8.1."
+    )
+    text = f"{contents}\n\n在源码目录里运行 dpkg-buildpackage 构建 Debian 软件包。\n"
+    record = Evidence(
+        id="e1", source_id="s1", sub_question_id="q", text=text, start=0, end=len(text), score=1
+    )
+    question = SubQuestion(id="q", text="在源码目录里构建 Debian 软件包用什么命令？")
+
+    ranked = [
+        q.sentence for q in ranked_sentences(question, [record], {}, {}, HeadingsAt({}, None))
+    ]
+
+    assert ranked == ["在源码目录里运行 dpkg-buildpackage 构建 Debian 软件包。"]
+
+
 def test_a_report_with_nothing_close_enough_to_quote_does_not_promise_quotes(
     tmp_path: Path,
 ) -> None:

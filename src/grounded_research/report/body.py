@@ -80,6 +80,7 @@ CJK_CHARACTERS_PER_WORD = 2
 # A section's number and title run into the text: an entry of a table of contents
 # flattened into a line ("…, 7.4. 什么是 Debian 控制文件？"), no statement.
 _CONTENTS_ENTRY = re.compile(r"[,，;\s]*\d+(?:\.\d+)+\.\s+\S")
+_LISTED_ENTRY = re.compile(r"[,，]\s*\d+(?:\.\d+)+\.\s+\S")  # ", 7.4. 什么是…" in a list of them
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 
@@ -509,7 +510,7 @@ def ranked_sentences(
                 continue  # a table's header row: shown above the rows it heads
             elif too_short(sentence, COMMAND_WORDS if coded or holds else MIN_QUOTE_WORDS):
                 continue  # a fragment, unless a command or the value asked for: "Default: `0`"
-            elif _CONTENTS_ENTRY.match(sentence) and not coded:
+            elif (_CONTENTS_ENTRY.match(sentence) or _in_contents(lead)) and not coded:
                 continue  # "…, 7.4. 什么是 Debian 控制文件？": a table of contents
             header = headings_at.header(record, start)
             if header:  # a table's row: its header row is shown above it, not quoted with it
@@ -542,6 +543,13 @@ def ranked_sentences(
                     )
                 )
     return [quote for _, _, quote in sorted(scored or elsewhere, key=lambda s: (-s[0], s[1]))]
+
+
+def _in_contents(lead: str) -> bool:
+    """Whether the paragraph before a sentence is a table of contents flattened into
+    one line (", 7.14. 如何从源码包构建二进制包？, 7.15. …"): the sentence is its tail ("Debian
+    软件包管理工具 8.1."), though it opens with no section number of its own."""
+    return len(_LISTED_ENTRY.findall(lead)) >= 2
 
 
 def told_after(text: str, spans: Sequence[tuple[int, int, str]], at: int) -> str:
