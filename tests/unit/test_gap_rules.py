@@ -576,6 +576,16 @@ def test_a_subject_no_passage_names_is_searched_for_as_the_question_writes_it() 
     assert gap.follow_up_queries == ["Python 3.9 release"]
 
 
+def test_the_other_side_of_a_comparison_is_searched_for_with_the_change_it_asks_of() -> None:
+    """ "Which came first, A or B?" of two functions asks when each was added, though it
+    does not say so: the search for the side no passage names says it."""
+    question = "Which came first in OpenSSL, SSL_CONF_cmd() or SSL_read_ex()?"
+    state = state_with([("conf", "The SSL_CONF_cmd() function was added in OpenSSL 1.0.2.", None)])
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
+    assert gap.follow_up_queries == ["ssl_read_ex added"]
+
+
 def test_a_comparison_without_a_value_to_compare_searches_each_side() -> None:
     """Both sides named, neither dated: the next searches are for each side with the
     question's words, not for the names the passages happen to mention ("True")."""

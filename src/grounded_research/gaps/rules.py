@@ -300,8 +300,10 @@ def subject_queries(
 ) -> list[str]:
     """Searches for exactly what is missing: each subject no passage names, as the
     question writes it ("Python 3.9"), with the question's words that name no subject
-    ("release"; a comparison's "first" is its form, `facets_of`): the other side of
-    a comparison, the product a first search did not reach."""
+    ("release"; a comparison's "first" is its form, `facets_of`) and the change it asks
+    the date or version of when the question leaves it unsaid ("Which came first,
+    SSL_CONF_cmd() or SSL_read_ex()?" asks when each was added): the other side of a
+    comparison, the product a first search did not reach."""
     question = sub_question.text
     subject_words = {
         token
@@ -313,11 +315,13 @@ def subject_queries(
         for facet in sub_question.facets or facets_of(question)
         if not set(tokenize(facet)) & subject_words and not any(c.isdigit() for c in facet)
     ]
+    said_rest = set(tokenize(" ".join(rest)))
+    events = [e for e in sorted(Asked.of(question).events) if not set(tokenize(e)) & said_rest]
     queries: list[str] = []
     for names, phrases in unnamed:
         alone = {n for n in names if not _in_any(n, phrases)}
         said = " ".join([*phrases, names_as_written(alone, question) if alone else ""])
-        queries.append(" ".join([said.strip(), *rest]).strip())
+        queries.append(" ".join([said.strip(), *rest, *events]).strip())
     return [q for q in dict.fromkeys(queries) if q]
 
 
