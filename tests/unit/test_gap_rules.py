@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langgraph.runtime import Runtime
 
 from grounded_research.configuration import Context
@@ -671,6 +672,34 @@ def test_a_question_word_heading_two_sections_is_not_a_shared_subject() -> None:
         ]
     )
     assert find_disagreements(found) == []
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "Copyright {years} The OpenSSL Project Authors. All Rights Reserved.",
+        "© Copyright {years}, the Sphinx developers.",
+        "(C) {years} The OpenSSL Project Authors.",
+        "版权所有 {years} The OpenSSL Project Authors。",
+    ],
+)
+def test_copyright_notices_of_two_pages_do_not_conflict(notice: str) -> None:
+    """Each manual page carries its own copyright years: a notice states nothing about
+    what the pages document. The same years stated as a fact still conflict."""
+    found = statements(
+        [
+            ("e1", "a", notice.format(years="2000-2021"), "SSL_CTX_new"),
+            ("e2", "b", notice.format(years="2002-2016"), "SSL_read"),
+        ]
+    )
+    assert find_disagreements(found) == []
+    stated = statements(
+        [
+            ("e1", "a", "The OpenSSL Project Authors began the project in 2000.", ""),
+            ("e2", "b", "The OpenSSL Project Authors began the project in 2002.", ""),
+        ]
+    )
+    assert find_disagreements(stated)
 
 
 def test_chinese_status_words_are_read_as_statuses_only_where_they_are_ones() -> None:

@@ -33,6 +33,9 @@ _EVENTS = {
     "completion": r"\b(?:complet\w*|finish\w*|availab\w*)\b|完成|上市",
 }
 _EVENT = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in _EVENTS.items()}
+# A copyright notice: its years are the text's, not a fact it states ("Copyright
+# 2012-2016 The OpenSSL Project Authors" on one manual page, 2020-2022 on the next).
+_NOTICE = re.compile(r"\bcopyright\b|©|\(c\)\s*(?:19|20)\d\d|版权所有", re.IGNORECASE)
 _INCOMPATIBLE = ({"planned"}, {"done"}), ({"done"}, {"delayed"}), ({"done"}, {"cancelled"})
 MOST_PER_KIND = 5
 # Capitalized words that many different names share: "Pellam Energy" and "Qinglan New
@@ -100,11 +103,13 @@ class Disagreement:
 
 
 def statements(evidence: list[tuple[str, str, str, str]]) -> list[Statement]:
-    """Sentences of (evidence id, independent source, text, frame) passages."""
+    """Sentences of (evidence id, independent source, text, frame) passages; a
+    copyright notice states nothing to compare."""
     out: list[Statement] = []
     for evidence_id, source, text, frame in evidence:
         for start, end in sentences(text):
-            out.append(Statement(evidence_id, source, text[start:end], frame))
+            if not _NOTICE.search(text[start:end]):
+                out.append(Statement(evidence_id, source, text[start:end], frame))
     return out
 
 
