@@ -42,7 +42,7 @@ def test_names_of_the_query() -> None:
 
 
 def test_coined_names_are_written_in_mixed_case() -> None:
-    # what a shelf may be named by: not a plain word, an acronym or a version
+    # what a top folder may be named by: not a plain word, an acronym or a version
     question = "Does the Server header of Apache 2.4 over HTTP name PostgreSQL's or CMake's?"
     assert coined_names(question) == {"postgresql", "cmake"}
 
@@ -110,15 +110,15 @@ def test_a_named_product_outranks_pages_of_another_that_mention_it(
     assert hits[0].location == "postgresql/sql-merge.md"
 
 
-def test_a_product_every_page_of_a_shelf_names_is_read_as_that_shelfs_name(
+def test_a_product_every_page_of_a_top_folder_names_is_read_as_that_folders_name(
     tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """libssl-doc's manual pages all say "OpenSSL" (their footers), none of their paths
     does; a mail server's page that mentions OpenSSL in passing shares more of the
-    question's words. Not when the shelf is too small to tell, nor when the other
-    shelves say the name as often."""
+    question's words. Not when the folder is too small to tell, nor when the other
+    folders say the name as often."""
     monkeypatch.setattr(fields, "NAME_MIN_DOCUMENTS", 1)
-    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 3)
+    monkeypatch.setattr(fields, "FOLDER_MIN_DOCUMENTS", 3)
     root = tmp_path / "corpus"
     write(
         root,
@@ -141,10 +141,10 @@ def test_a_product_every_page_of_a_shelf_names_is_read_as_that_shelfs_name(
     corpus = open_corpus(str(root), cache_dir, 600)
     assert corpus.search_sync(question, 1)[0].location == "libssl-doc/SSL_CTX_set_verify.md"
 
-    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 5)  # four pages tell nothing
+    monkeypatch.setattr(fields, "FOLDER_MIN_DOCUMENTS", 5)  # four pages tell nothing
     assert corpus.search_sync(question, 1)[0].location == "postfix-doc/TLS_README.md"
-    monkeypatch.setattr(fields, "SHELF_MIN_DOCUMENTS", 3)
-    monkeypatch.setattr(fields, "SHELF_OTHERS_SHARE", 0.0)  # Postfix says it once too
+    monkeypatch.setattr(fields, "FOLDER_MIN_DOCUMENTS", 3)
+    monkeypatch.setattr(fields, "FOLDER_OTHERS_SHARE", 0.0)  # Postfix says it once too
     assert corpus.search_sync(question, 1)[0].location == "postfix-doc/TLS_README.md"
 
 

@@ -54,16 +54,16 @@ CODE_BOOST = 1.0
 CODE_POOL = 20
 # A product is named on nearly every page of its documentation, in text if not in its
 # file names: every manual page of libssl-doc says "OpenSSL", none of its paths does.
-# A shelf (the corpus's top folder a document lies in) of at least SHELF_MIN_DOCUMENTS
-# documents, at least SHELF_SHARE of whose documents say a name, when at most
-# SHELF_OTHERS_SHARE of the other shelves' documents do, is named by it: its passages
-# hold the name as their path would (`shelf_held`). Only a coined name counts, one
+# A top folder of the corpus (a Debian package's, libssl-doc/…) of at least
+# FOLDER_MIN_DOCUMENTS documents, at least FOLDER_SHARE of whose documents say a name,
+# when at most FOLDER_OTHERS_SHARE of the other top folders' documents do, is named by
+# it: its passages hold the name as their path would (`folder_held`). Only a coined name counts, one
 # written in mixed case ("OpenSSL", "CMake"): a plain word ("Server" of the Server
 # header), an acronym ("HTTP") or a version ("2.4") is said on every page of a web
 # server's manual without naming what the manual is of.
-SHELF_MIN_DOCUMENTS = 20
-SHELF_SHARE = 0.9
-SHELF_OTHERS_SHARE = 0.1
+FOLDER_MIN_DOCUMENTS = 20
+FOLDER_SHARE = 0.9
+FOLDER_OTHERS_SHARE = 0.1
 
 # A word of a question and the words documentation writes for it, as search tokens:
 # "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
@@ -105,6 +105,7 @@ _PATH_VERSION = re.compile(r"(?<![^\W_])\d+(?:[-_]\d+)+(?![^\W_])")
 _PATH_SEPARATOR = re.compile(r"[/\\]+")
 _SUFFIX = re.compile(r"\.(?:html?|md|markdown|txt|pdf|jsonl)$", re.IGNORECASE)
 _WORD = re.compile(r"\S+")
+_AROUND_WORD = "\"'“”‘’()[]{},.;:!?"  # quotes, brackets and punctuation a word is written in
 _NAME_WITH_NUMBER = re.compile(r"([^\W\d_]{2,})\d+")  # "sqlite3" is SQLite's too
 _INNER_CAPITAL = re.compile(r"[^\W_].*[A-Z]")
 
@@ -159,7 +160,7 @@ def query_names(query: str) -> set[str]:
     names: list[str] = []
     previous_is_name = False
     for position, match in enumerate(_WORD.finditer(query)):
-        word = match.group(0).strip("\"'“”‘’()[]{},.;:!?")
+        word = match.group(0).strip(_AROUND_WORD)
         if not word:
             previous_is_name = False
             continue
@@ -180,7 +181,7 @@ def query_names(query: str) -> set[str]:
 def coined_names(query: str) -> set[str]:
     """The query's tokens of words written in mixed case, letters only, a capital after
     the first letter ("OpenSSL", "CMake", "PostgreSQL"; not "Server", "HTTP", "v2")."""
-    words = (without_possessive(w.strip("\"'“”‘’()[]{},.;:!?")) for w in _WORD.findall(query))
+    words = (without_possessive(w.strip(_AROUND_WORD)) for w in _WORD.findall(query))
     return {
         token
         for word in words
@@ -205,26 +206,26 @@ def name_boost(scores: np.ndarray, held: Sequence[np.ndarray], documents: np.nda
     return boosted.astype(np.float32)
 
 
-def shelf_held(index: bm25f.Index, token: str, shelf_of: np.ndarray | None) -> np.ndarray:
-    """Which chunks lie on a shelf the token names (see SHELF_SHARE); `shelf_of`: each
-    document's shelf number, None when the corpus has no shelves."""
+def folder_held(index: bm25f.Index, token: str, folder_of: np.ndarray | None) -> np.ndarray:
+    """Which chunks lie in a top folder the token names (see FOLDER_SHARE); `folder_of`:
+    each document's top folder, numbered; None: no folder is to be read as named."""
     out = np.zeros(index.chunks, dtype=bool)
     term = index.term(token)
-    if term is None or shelf_of is None or not shelf_of.size:
+    if term is None or folder_of is None or not folder_of.size:
         return out
     rows, _ = index.fields["body"].column(term)
-    size = np.bincount(shelf_of)
-    said = np.bincount(shelf_of[np.unique(index.chunk_document[rows])], minlength=size.size)
+    size = np.bincount(folder_of)
+    said = np.bincount(folder_of[np.unique(index.chunk_document[rows])], minlength=size.size)
     others = size.sum() - size
-    named = (  # a corpus of one shelf: the name tells its passages apart from none
-        (size >= SHELF_MIN_DOCUMENTS)
+    named = (  # a corpus in one folder: the name tells its passages apart from none
+        (size >= FOLDER_MIN_DOCUMENTS)
         & (others > 0)
-        & (said >= SHELF_SHARE * size)
-        & (said.sum() - said <= SHELF_OTHERS_SHARE * others)
+        & (said >= FOLDER_SHARE * size)
+        & (said.sum() - said <= FOLDER_OTHERS_SHARE * others)
     )
     if not named.any():
         return out
-    held: np.ndarray = named[shelf_of][index.chunk_document]
+    held: np.ndarray = named[folder_of][index.chunk_document]
     return held
 
 
@@ -249,10 +250,10 @@ def code_boost(
     return boosted
 
 
-def query_scores(index: bm25f.Index, query: str, shelf_of: np.ndarray | None = None) -> np.ndarray:
+def query_scores(index: bm25f.Index, query: str, folder_of: np.ndarray | None = None) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
-    boost for the query's names its fields hold, or its shelf's documents say (see
-    SHELF_SHARE; `shelf_of`: each document's shelf number). The local index and web
+    boost for the query's names its fields hold, or its top folder's documents say (see
+    FOLDER_SHARE; `folder_of`: each document's top folder, numbered). The local index and web
     passages both rank by it. A release asked in everyday words is searched as release
     notes word it ("come out" as "released": "come" is "How come …"'s,
     `in_release_words`)."""
@@ -273,7 +274,7 @@ def query_scores(index: bm25f.Index, query: str, shelf_of: np.ndarray | None = N
     coined = coined_names(query)
     held = [
         index.holds(name, NAME_FIELDS)
-        | shelf_held(index, name, shelf_of if name in coined else None)
+        | folder_held(index, name, folder_of if name in coined else None)
         for name in sorted(query_names(query))
     ]
     return name_boost(total, held, index.chunk_document)

@@ -85,7 +85,7 @@ PARALLEL_FROM_FILES = 16
 PARENT_POLL_SECONDS = 0.5  # how often an extraction worker checks that its parent lives
 PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h): a signal for when the parent dies
 LOG = logging.getLogger(__name__)
-_NONE = np.zeros(0, dtype=np.int64)  # no documents: no shelves
+_NONE = np.zeros(0, dtype=np.int64)  # no documents: no folders
 # The fields, those `fields.FIELD_WEIGHTS` weighs: "body" (a passage's own words),
 # "heading" (its heading path) and "options" (the options it names whole) have a row per
 # passage, "title" and "path" one per document.
@@ -177,7 +177,7 @@ class LocalCorpus:
         self._files: dict[str, IndexedFile] = {}
         self._documents: list[IndexedDocument] = []
         self._shelves: tuple[list[IndexedDocument] | None, list[str]] = (None, [])
-        self._shelf_numbers: tuple[list[IndexedDocument] | None, np.ndarray] = (None, _NONE)
+        self._top_folders: tuple[list[IndexedDocument] | None, np.ndarray] = (None, _NONE)
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._index: bm25f.Index | None = None
@@ -661,7 +661,7 @@ class LocalCorpus:
         """Every chunk's score for this query (`fields.query_scores`)."""
         if self._index is None:
             return np.zeros(int(self._chunk_document.size), dtype=np.float32)
-        return fields.query_scores(self._index, query, self._shelf_of())
+        return fields.query_scores(self._index, query, self._top_folder_of())
 
     def search_sync(self, query: str, k: int) -> list[SearchHit]:
         if self._index is None or k < 1:
@@ -721,17 +721,17 @@ class LocalCorpus:
             self._shelves = (documents, sorted(folders | collections))
         return list(self._shelves[1])
 
-    def _shelf_of(self) -> np.ndarray:
-        """Each document's shelf, numbered: the corpus's top folder it lies in (a
-        package of the Debian docs, python-click-doc/…); a file at the top is a shelf
-        of its own. Read once per set of documents."""
+    def _top_folder_of(self) -> np.ndarray:
+        """Each document's top folder in the corpus, numbered (a package of the Debian
+        docs, python-click-doc/…); a file at the top is a folder of its own. Read once
+        per set of documents."""
         documents = self._documents
-        if self._shelf_numbers[0] is not documents:
+        if self._top_folders[0] is not documents:
             tops = [d.location.split("/", 1)[0] for d in documents]
             numbers = {top: number for number, top in enumerate(dict.fromkeys(tops))}
-            shelf_of = np.array([numbers[top] for top in tops], dtype=np.int64)
-            self._shelf_numbers = (documents, shelf_of)
-        return self._shelf_numbers[1]
+            folder_of = np.array([numbers[top] for top in tops], dtype=np.int64)
+            self._top_folders = (documents, folder_of)
+        return self._top_folders[1]
 
     def problems(self) -> list[SourceProblem]:
         recorded = [
