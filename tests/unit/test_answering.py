@@ -1148,6 +1148,33 @@ def test_a_name_question_is_not_answered_by_the_names_it_gives() -> None:
     assert not asked.holds(restated) and asked.holds(answer)
 
 
+def test_asked_when_a_code_name_came_its_own_entry_dates_it_not_one_inside_it() -> None:
+    """A module's page gives each of its directives its own "Available in version"; asked
+    which release first had the module, the line in the module's own entry answers,
+    though a directive's ranks first. Asked a default, an entry inside the one asked of
+    (an argument's) may be the answer: the ranking stands."""
+    directive = passage("Module: mod_http2. Compatibility: Available in version 2.4.58 and later.")
+    module = passage("Source File: mod_http2.c. Compatibility: Available in version 2.4.17.", "e2")
+    quotes = [
+        Quote(directive, directive.text, ("Apache Module mod_http2", "H2ProxyRequests Directive")),
+        Quote(module, module.text, ("Apache Module mod_http2",)),
+    ]
+    came = Asked.of("Which is the first Apache HTTP Server release that includes mod_http2?")
+
+    line = answer_line(came, quotes, {})
+
+    assert line is not None and "2.4.17" in line.sentence
+    argument = passage("TIMEOUT: the test timeout in seconds. Defaults to 180 seconds.", "e3")
+    entry = passage("By default matlab_add_unit_test() runs each test 2 times.", "e4")
+    defaults = [
+        Quote(argument, argument.text, ("matlab_add_unit_test", "TIMEOUT")),
+        Quote(entry, entry.text, ("matlab_add_unit_test",)),
+    ]
+    asked = Asked.of("What is the default timeout of a test added with matlab_add_unit_test()?")
+    line = answer_line(asked, defaults, {})
+    assert line is not None and "180 seconds" in line.sentence
+
+
 def test_a_number_answers_a_what_question_that_asks_for_a_count() -> None:
     """ "What" asks for a name by its form and for a count by its meaning: a sentence with
     no name besides the question's own answers it with a number."""

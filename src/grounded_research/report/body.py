@@ -370,6 +370,10 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     new function math.isqrt()" in "What’s New In Python 3.8"), the title is shown above
     it with its headings."""
     best = fallback = None
+    if asked.codes and asked.kind in ("date", "version", "comparison"):
+        # asked when a code name came: its own entry's line dates it, an entry inside it
+        # (a module's directive) dates that one; a default may be an argument's, inside
+        chosen = sorted(chosen, key=lambda q: not _in_own_entry(q, asked.codes))
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
             continue
@@ -390,6 +394,14 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     if not asked.holds(line.sentence) and asked.holds(title):
         line = line._replace(titled=True)  # "3.8" of "What’s New In Python 3.8"
     return line
+
+
+def _in_own_entry(quote: Quote, codes: set[str]) -> bool:
+    """Whether the quote stands in the entry of a code name asked of: its innermost
+    heading names it ("math.isqrt(n)", "Apache Module mod_http2"), not another entry
+    inside its page ("H2ProxyRequests Directive") or a release's list ("math")."""
+    innermost = quote.headings[-1] if quote.headings else ""
+    return any(mentions_identifier(innermost, code) for code in codes)
 
 
 def with_trail(quote: Quote, asked: Asked) -> Quote:
