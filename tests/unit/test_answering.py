@@ -1148,31 +1148,47 @@ def test_a_name_question_is_not_answered_by_the_names_it_gives() -> None:
     assert not asked.holds(restated) and asked.holds(answer)
 
 
-def test_asked_when_a_code_name_came_its_own_entry_dates_it_not_one_inside_it() -> None:
-    """A module's page gives each of its directives its own "Available in version"; asked
-    which release first had the module, the line in the module's own entry answers,
-    though a directive's ranks first. Asked a default, an entry inside the one asked of
-    (an argument's) may be the answer: the ranking stands."""
-    directive = passage("Module: mod_http2. Compatibility: Available in version 2.4.58 and later.")
-    module = passage("Source File: mod_http2.c. Compatibility: Available in version 2.4.17.", "e2")
-    quotes = [
-        Quote(directive, directive.text, ("Apache Module mod_http2", "H2ProxyRequests Directive")),
-        Quote(module, module.text, ("Apache Module mod_http2",)),
-    ]
-    came = Asked.of("Which is the first Apache HTTP Server release that includes mod_http2?")
+@pytest.mark.parametrize(
+    ("question", "inner", "own", "answer"),
+    [
+        (  # a module's directive gives its own "Available in version"
+            "Which is the first Apache HTTP Server release that includes mod_http2?",
+            (
+                "Module: mod_http2. Compatibility: Available in version 2.4.58 and later.",
+                ("Apache Module mod_http2", "H2ProxyRequests Directive"),
+            ),
+            (
+                "Source File: mod_http2.c. Compatibility: Available in version 2.4.17.",
+                ("Apache Module mod_http2",),
+            ),
+            "2.4.17",
+        ),
+        (  # a default may be an argument's, inside the function's entry
+            "What is the default timeout of a test added with matlab_add_unit_test()?",
+            (
+                "TIMEOUT: the test timeout in seconds. Defaults to 180 seconds.",
+                ("matlab_add_unit_test", "TIMEOUT"),
+            ),
+            (
+                "By default matlab_add_unit_test() runs each test 2 times.",
+                ("matlab_add_unit_test",),
+            ),
+            "180 seconds",
+        ),
+    ],
+)
+def test_asked_when_a_code_name_came_its_own_entry_dates_it_not_one_inside_it(
+    question: str, inner: tuple[str, tuple[str, ...]], own: tuple[str, tuple[str, ...]], answer: str
+) -> None:
+    """Asked which release first had a module, the line in the module's own entry
+    answers, though a directive's ranks first. Asked a default, an entry inside the one
+    asked of (an argument's) may be the answer: the ranking stands."""
+    records = [passage(inner[0]), passage(own[0], "e2")]
+    quotes = [Quote(records[0], inner[0], inner[1]), Quote(records[1], own[0], own[1])]
 
-    line = answer_line(came, quotes, {})
+    line = answer_line(Asked.of(question), quotes, {})
 
-    assert line is not None and "2.4.17" in line.sentence
-    argument = passage("TIMEOUT: the test timeout in seconds. Defaults to 180 seconds.", "e3")
-    entry = passage("By default matlab_add_unit_test() runs each test 2 times.", "e4")
-    defaults = [
-        Quote(argument, argument.text, ("matlab_add_unit_test", "TIMEOUT")),
-        Quote(entry, entry.text, ("matlab_add_unit_test",)),
-    ]
-    asked = Asked.of("What is the default timeout of a test added with matlab_add_unit_test()?")
-    line = answer_line(asked, defaults, {})
-    assert line is not None and "180 seconds" in line.sentence
+    assert line is not None and answer in line.sentence
 
 
 def test_a_number_answers_a_what_question_that_asks_for_a_count() -> None:
