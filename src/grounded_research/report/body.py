@@ -79,8 +79,9 @@ COMMAND_WORDS = 2  # a command in a code block: "sha256sum filename.iso"
 CJK_CHARACTERS_PER_WORD = 2
 # A section's number and title run into the text: an entry of a table of contents
 # flattened into a line ("…, 7.4. 什么是 Debian 控制文件？"), no statement.
-_CONTENTS_ENTRY = re.compile(r"[,，;\s]*\d+(?:\.\d+)+\.\s+\S")
-_LISTED_ENTRY = re.compile(r"[,，]\s*\d+(?:\.\d+)+\.\s+\S")  # ", 7.4. 什么是…" in a list of them
+_ENTRY = r"\d+(?:\.\d+)+\.\s+\S"  # a section's number and the title after it
+_CONTENTS_ENTRY = re.compile(rf"[,，;\s]*{_ENTRY}")
+_LISTED_ENTRY = re.compile(rf"[,，]\s*{_ENTRY}")  # ", 7.4. 什么是…" in a list of them
 _CITATION_GROUP = re.compile(r"\s?[\[【]([^\[\]【】\n]{1,120})[\]】](?!\()")
 _CITATION_TOKEN = re.compile(r"(?:E\d+|ev-[0-9a-f]{6,}|\d+)", re.IGNORECASE)
 

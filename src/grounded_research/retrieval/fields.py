@@ -57,10 +57,10 @@ CODE_POOL = 20
 # A top folder of the corpus (a Debian package's, libssl-doc/…) of at least
 # FOLDER_MIN_DOCUMENTS documents, at least FOLDER_SHARE of whose documents say a name,
 # when at most FOLDER_OTHERS_SHARE of the other top folders' documents do, is named by
-# it: its passages hold the name as their path would (`folder_held`). Only a coined name counts, one
-# written in mixed case ("OpenSSL", "CMake"): a plain word ("Server" of the Server
-# header), an acronym ("HTTP") or a version ("2.4") is said on every page of a web
-# server's manual without naming what the manual is of.
+# it: its passages hold the name as their path would (`folder_held`). Only a coined
+# name counts, one written in mixed case ("OpenSSL", "CMake"): a plain word ("Server"
+# of the Server header), an acronym ("HTTP") or a version ("2.4") is said on every page
+# of a web server's manual without naming what the manual is of.
 FOLDER_MIN_DOCUMENTS = 20
 FOLDER_SHARE = 0.9
 FOLDER_OTHERS_SHARE = 0.1
@@ -253,9 +253,9 @@ def code_boost(
 def query_scores(index: bm25f.Index, query: str, folder_of: np.ndarray | None = None) -> np.ndarray:
     """Every passage's score for this query: BM25F over its words and fields, times the
     boost for the query's names its fields hold, or its top folder's documents say (see
-    FOLDER_SHARE; `folder_of`: each document's top folder, numbered). The local index and web
-    passages both rank by it. A release asked in everyday words is searched as release
-    notes word it ("come out" as "released": "come" is "How come …"'s,
+    FOLDER_SHARE; `folder_of`: each document's top folder, numbered). The local index
+    and web passages both rank by it. A release asked in everyday words is searched as
+    release notes word it ("come out" as "released": "come" is "How come …"'s,
     `in_release_words`)."""
     words = tokenize(in_release_words(query))
     terms: dict[str, float] = dict(Counter(words + option_names(query)))
