@@ -959,6 +959,35 @@ def test_a_label_is_read_with_the_entry_it_heads(tmp_path: Path) -> None:
     assert not unanswered(result)  # the gap check reads the label with its entry too
 
 
+def test_a_table_row_names_the_release_its_first_column_numbers(tmp_path: Path) -> None:
+    """"Node-API version 9" is said by no sentence: the matrix's row "| 9 | v18.17.0+ |"
+    names it through its first column's name. The question is answered by that row,
+    not by another page's point release of the series ("the 18.x LTS line beginning with
+    18.12.0"), which names no Node-API version. A release no row's first cell numbers
+    ("Node-API version 10") stays unanswered."""
+    write(
+        tmp_path / "corpus",
+        "nodejs/api/n-api.md",
+        "# Node-API\n\n## Node-API version matrix\n\nNode-API versions are additive. "
+        "Each version is supported in the Node.js releases listed here.\n\n"
+        "| Node-API version | Supported In |\n|---|---|\n"
+        "| 9 | v18.17.0+, 20.3.0+, 21.0.0 and all later versions |\n"
+        "| 8 | v12.22.0+, v14.17.0+, 15.12.0+, 16.0.0 and all later versions |\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "nodejs/api/process.md",
+        "# Process\n\n## process.release\n\nThe release of Node.js that is running. "
+        "`'Hydrogen'` for the 18.x LTS line beginning with 18.12.0.\n",
+    )
+
+    found = ask(tmp_path, "From which Node.js 18 release on is Node-API version 9 available?")
+    assert not unanswered(found)
+    assert "v18.17.0+" in answer_of(found)[-1]
+    missing = ask(tmp_path, "From which Node.js 18 release on is Node-API version 10 available?")
+    assert unanswered(missing)
+
+
 def test_a_quoted_table_row_is_shown_under_its_header_row(tmp_path: Path) -> None:
     """A row quoted alone says what its cells are only through the table's header row:
     the report shows the header above the row, as it shows the headings above a quote,

@@ -13,6 +13,7 @@ from grounded_research.text.chunking import (
     opens_in_block,
     paragraphs,
     path_at,
+    rows_as_read,
     sentences,
     sentences_with_lead,
     table_headers,
@@ -131,6 +132,25 @@ def test_a_tables_rows_lie_under_its_header_row() -> None:
     assert text[start:end] == "| Install Type | RAM (minimum) | A \\| B |"
     labels = "| Description: | Bandwidth limits |\n|---|---|\n| Status: | Extension |\n"
     assert table_headers(labels) == [] and header_rows(labels) == []  # labels and values
+
+
+def test_a_tables_row_is_read_as_its_first_cell_under_its_columns_name() -> None:
+    """A row is about its first cell, which its column's name says what it is: "9" under
+    "Node-API version" is Node-API version 9. Its other cells say what holds of it
+    ("3.8+" in a row about April 2023 is no Python 3.8). A table of labels and values
+    has no header to read a row with; an empty first cell names nothing."""
+    text = (
+        "| Node-API version | Supported In |\n|---|---|\n| 9 | v18.17.0+, 20.3.0+ |\n"
+        "| 8 | v12.22.0+ |\n|  | v10.0.0 |\n\nAfter.\n\n"
+        "| Date | Ubuntu | Python |\n| --- | --- | --- |\n| April 2023 | 20.04 LTS | 3.8+ |\n"
+    )
+    assert rows_as_read(text) == [
+        "Node-API version 9",
+        "Node-API version 8",
+        "Date April 2023",
+    ]
+    labels = "| Description: | Bandwidth limits |\n|---|---|\n| Status: | Extension |\n"
+    assert rows_as_read(labels) == []
 
 
 def test_a_comment_line_in_a_code_fence_is_no_heading() -> None:

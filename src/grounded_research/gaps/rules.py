@@ -35,6 +35,7 @@ from grounded_research.text.chunking import (
     LINE_MARKER,
     Span,
     inside,
+    rows_as_read,
     sentences,
     sentences_with_lead,
 )
@@ -372,9 +373,12 @@ def _in_place(state: State, record: Evidence) -> str:
 def _names_subject(
     state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool = False
 ) -> bool:
+    """`names_subject`, a table's rows read with its header: a row names what its cells
+    are ("Node-API version 9" of "| 9 | v18.17.0+ |" under "| Node-API version | …")."""
     frame = _frame(state, record)
     place = _place(state, record)
-    return names_subject(record.text, subject, frame, place, about=True, series=series)
+    text = "\n".join([record.text, *rows_as_read(record.text)])
+    return names_subject(text, subject, frame, place, about=True, series=series)
 
 
 def _names_release(

@@ -55,6 +55,7 @@ from grounded_research.text.chunking import (
     below_rule,
     header_rows,
     inside,
+    rows_as_read,
     sentences,
     sentences_with_lead,
 )
@@ -288,6 +289,12 @@ def answer_lines(
         chosen = [q for q in chosen if _names_filed(q, filed, titles, places)]
     if asked.featured:  # as the gap check: "the zoneinfo module" is what a passage says
         chosen = [q for q in chosen if _says_featured(q, asked.featured, titles)]
+    releases = [s for s in subjects(question) if s[1]]
+    if asked.kind in ("date", "version") and releases:
+        # as the gap check: a release's date or version is given where it is named
+        chosen = sorted(
+            chosen, key=lambda q: not any(_names_release(q, s, titles, places) for s in releases)
+        )
     sides = subjects(question)[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
@@ -360,6 +367,20 @@ def _names_side(
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.headings)
     return names_subject(f"{quote.lead}{quote.sentence}", side, above, places.get(source, ""))
+
+
+def _names_release(
+    quote: Quote,
+    release: tuple[set[str], list[str]],
+    titles: dict[str, str],
+    places: dict[str, str],
+) -> bool:
+    """Whether the quote's passage names the release, its tables' rows read with their
+    header, under its title and headings or in its place."""
+    source = quote.record.source_id
+    above = frame(titles.get(source, ""), quote.record.headings)
+    text = "\n".join([quote.record.text, *rows_as_read(quote.record.text)])
+    return names_subject(text, release, above, places.get(source, ""), about=True)
 
 
 def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:

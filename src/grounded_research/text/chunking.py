@@ -330,6 +330,21 @@ def table_headers(text: str) -> list[tuple[int, int, str]]:
     return [(match.start("body"), match.end("body"), header) for match, header in _headed(text)]
 
 
+def rows_as_read(text: str) -> list[str]:
+    """Each body row of the text's headed tables as its first cell after its column's
+    name ("Node-API version 9" of the row "| 9 | v18.17.0+ |" under "| Node-API version |
+    Supported In |"): what the row is about, which the cell alone does not say. Not its
+    other cells: they say what holds of it ("| April 2023 | 20.04 LTS | 3.8+ |" is
+    about a date, not Python 3.8)."""
+    read: list[str] = []
+    for match, header in _headed(text):
+        name = header.split(" | ")[0]
+        for row in match["body"].splitlines():
+            if row.strip() and (first := _cells(row)[0]):
+                read.append(f"{name} {first}")
+    return read
+
+
 def header_rows(text: str) -> list[Span]:
     """The header rows of the tables `table_headers` reads: shown above their rows, not
     quoted as a row of their own ("Test: Result")."""
