@@ -960,7 +960,7 @@ def test_a_label_is_read_with_the_entry_it_heads(tmp_path: Path) -> None:
 
 
 def test_a_table_row_names_the_release_its_first_column_numbers(tmp_path: Path) -> None:
-    """"Node-API version 9" is said by no sentence: the matrix's row "| 9 | v18.17.0+ |"
+    """ "Node-API version 9" is said by no sentence: the matrix's row "| 9 | v18.17.0+ |"
     names it through its first column's name. The question is answered by that row,
     not by another page's point release of the series ("the 18.x LTS line beginning with
     18.12.0"), which names no Node-API version. A release no row's first cell numbers
