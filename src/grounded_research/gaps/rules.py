@@ -35,9 +35,9 @@ from grounded_research.text.chunking import (
     LINE_MARKER,
     Span,
     inside,
-    rows_as_read,
     sentences,
     sentences_with_lead,
+    with_rows_read,
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import (
@@ -377,8 +377,9 @@ def _names_subject(
     are ("Node-API version 9" of "| 9 | v18.17.0+ |" under "| Node-API version | …")."""
     frame = _frame(state, record)
     place = _place(state, record)
-    text = "\n".join([record.text, *rows_as_read(record.text)])
-    return names_subject(text, subject, frame, place, about=True, series=series)
+    return names_subject(
+        with_rows_read(record.text), subject, frame, place, about=True, series=series
+    )
 
 
 def _names_release(

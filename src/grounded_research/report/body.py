@@ -55,9 +55,9 @@ from grounded_research.text.chunking import (
     below_rule,
     header_rows,
     inside,
-    rows_as_read,
     sentences,
     sentences_with_lead,
+    with_rows_read,
 )
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
@@ -379,7 +379,7 @@ def _names_release(
     header, under its title and headings or in its place."""
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.record.headings)
-    text = "\n".join([quote.record.text, *rows_as_read(quote.record.text)])
+    text = with_rows_read(quote.record.text)
     return names_subject(text, release, above, places.get(source, ""), about=True)
 
 

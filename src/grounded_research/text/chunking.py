@@ -330,19 +330,19 @@ def table_headers(text: str) -> list[tuple[int, int, str]]:
     return [(match.start("body"), match.end("body"), header) for match, header in _headed(text)]
 
 
-def rows_as_read(text: str) -> list[str]:
-    """Each body row of the text's headed tables as its first cell after its column's
-    name ("Node-API version 9" of the row "| 9 | v18.17.0+ |" under "| Node-API version |
-    Supported In |"): what the row is about, which the cell alone does not say. Not its
-    other cells: they say what holds of it ("| April 2023 | 20.04 LTS | 3.8+ |" is
-    about a date, not Python 3.8)."""
-    read: list[str] = []
+def with_rows_read(text: str) -> str:
+    """The text, then each body row of its headed tables as its first cell after its
+    column's name ("Node-API version 9" of the row "| 9 | v18.17.0+ |" under "| Node-API
+    version | Supported In |"), a line each: what a row is about, which the cell alone
+    does not say. Not its other cells: they say what holds of it ("| April 2023 | 20.04
+    LTS | 3.8+ |" is about a date, not Python 3.8)."""
+    read = [text]
     for match, header in _headed(text):
         name = header.split(" | ")[0]
         for row in match["body"].splitlines():
             if row.strip() and (first := _cells(row)[0]):
                 read.append(f"{name} {first}")
-    return read
+    return "\n".join(read)
 
 
 def header_rows(text: str) -> list[Span]:
