@@ -373,8 +373,9 @@ def _in_place(state: State, record: Evidence) -> str:
 def _names_subject(
     state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool = False
 ) -> bool:
-    """`names_subject`, a table's rows read with its header: a row names what its cells
-    are ("Node-API version 9" of "| 9 | v18.17.0+ |" under "| Node-API version | …")."""
+    """`names_subject`, the passage's table rows read with their header (`with_rows_read`):
+    a row names what its first column numbers ("Node-API version 9" of "| 9 | v18.17.0+ |"
+    under "| Node-API version | …")."""
     frame = _frame(state, record)
     place = _place(state, record)
     return names_subject(

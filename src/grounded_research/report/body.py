@@ -289,13 +289,14 @@ def answer_lines(
         chosen = [q for q in chosen if _names_filed(q, filed, titles, places)]
     if asked.featured:  # as the gap check: "the zoneinfo module" is what a passage says
         chosen = [q for q in chosen if _says_featured(q, asked.featured, titles)]
-    releases = [s for s in subjects(question) if s[1]]
+    named = subjects(question)
+    releases = [subject for subject in named if subject[1]]
     if asked.kind in ("date", "version") and releases:
         # as the gap check: a release's date or version is given where it is named
         chosen = sorted(
             chosen, key=lambda q: not any(_names_release(q, s, titles, places) for s in releases)
         )
-    sides = subjects(question)[-2:] if asked.kind == "comparison" else []
+    sides = named[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
     lines: list[Quote] = []
@@ -375,8 +376,8 @@ def _names_release(
     titles: dict[str, str],
     places: dict[str, str],
 ) -> bool:
-    """Whether the quote's passage names the release, its tables' rows read with their
-    header, under its title and headings or in its place."""
+    """Whether the quote's passage names the release, its table rows read with their
+    header (`with_rows_read`), under its title and headings or in its place."""
     source = quote.record.source_id
     above = frame(titles.get(source, ""), quote.record.headings)
     text = with_rows_read(quote.record.text)
