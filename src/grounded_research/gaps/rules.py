@@ -26,7 +26,7 @@ from grounded_research.text.answers import (
     mentions_number,
     mentions_point_release,
     names_one_of,
-    names_subject,
+    passage_names,
     phrase_as_written,
     says_word,
     subjects,
@@ -37,7 +37,6 @@ from grounded_research.text.chunking import (
     inside,
     sentences,
     sentences_with_lead,
-    with_rows_read,
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import (
@@ -373,14 +372,7 @@ def _in_place(state: State, record: Evidence) -> str:
 def _names_subject(
     state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool = False
 ) -> bool:
-    """`names_subject`, the passage's table rows read with their header (`with_rows_read`):
-    a row names what its first column numbers ("Node-API version 9" of "| 9 | v18.17.0+ |"
-    under "| Node-API version | …")."""
-    frame = _frame(state, record)
-    place = _place(state, record)
-    return names_subject(
-        with_rows_read(record.text), subject, frame, place, about=True, series=series
-    )
+    return passage_names(record.text, subject, _frame(state, record), _place(state, record), series)
 
 
 def _names_release(

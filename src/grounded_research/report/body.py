@@ -45,6 +45,7 @@ from grounded_research.text.answers import (
     named_in_location,
     names_one_of,
     names_subject,
+    passage_names,
     says_word,
     subjects,
 )
@@ -57,7 +58,6 @@ from grounded_research.text.chunking import (
     inside,
     sentences,
     sentences_with_lead,
-    with_rows_read,
 )
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
@@ -293,9 +293,13 @@ def answer_lines(
     releases = [subject for subject in named if subject[1]]
     if asked.kind in ("date", "version") and releases:
         # as the gap check: a release's date or version is given where it is named
-        chosen = sorted(
-            chosen, key=lambda q: not any(_names_release(q, s, titles, places) for s in releases)
-        )
+        records = {quote.record.id: quote.record for quote in chosen}
+        of_release = {
+            record_id
+            for record_id, record in records.items()
+            if any(_names_release(record, s, titles, places) for s in releases)
+        }
+        chosen = sorted(chosen, key=lambda q: q.record.id not in of_release)
     sides = named[-2:] if asked.kind == "comparison" else []
     if len(sides) < 2:
         return [line] if (line := answer_line(asked, chosen, titles)) else []
@@ -371,17 +375,15 @@ def _names_side(
 
 
 def _names_release(
-    quote: Quote,
+    record: Evidence,
     release: tuple[set[str], list[str]],
     titles: dict[str, str],
     places: dict[str, str],
 ) -> bool:
-    """Whether the quote's passage names the release, its table rows read with their
-    header (`with_rows_read`), under its title and headings or in its place."""
-    source = quote.record.source_id
-    above = frame(titles.get(source, ""), quote.record.headings)
-    text = with_rows_read(quote.record.text)
-    return names_subject(text, release, above, places.get(source, ""), about=True)
+    """Whether the passage names the release, as the gap check asks (`passage_names`)."""
+    source = record.source_id
+    above = frame(titles.get(source, ""), record.headings)
+    return passage_names(record.text, release, above, places.get(source, ""))
 
 
 def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:

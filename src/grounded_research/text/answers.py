@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, NamedTuple
 
-from grounded_research.text.chunking import HEADING_LINE, heading_lines, heading_paths, sentences
+from grounded_research.text.chunking import (
+    HEADING_LINE,
+    heading_lines,
+    heading_paths,
+    sentences,
+    with_rows_read,
+)
 from grounded_research.text.facets import (
     COMPARISON,
     DATE_ASKED_WITH,
@@ -580,6 +586,21 @@ def _one_edit(a: str, b: str) -> bool:
     if len(a) == len(b):
         return a[start + 1 :] == b[start + 1 :]
     return a[start:] == b[start + 1 :]
+
+
+def passage_names(
+    text: str,
+    subject: tuple[set[str], list[str]],
+    title: str,
+    place: str,
+    series: bool = False,
+) -> bool:
+    """Whether a passage of evidence names the subject, as about it (`names_subject`),
+    its table rows read with their header (`with_rows_read`): a row names what its first
+    column numbers ("Node-API version 9" of "| 9 | v18.17.0+ |" under "| Node-API
+    version | …"). `title`: its source's title and its headings. The gap check and the
+    answer line ask it alike."""
+    return names_subject(with_rows_read(text), subject, title, place, about=True, series=series)
 
 
 def names_subject(

@@ -337,8 +337,8 @@ def with_rows_read(text: str) -> str:
     does not say. Not its other cells: they say what holds of it ("| April 2023 | 20.04
     LTS | 3.8+ |" is about a date, not Python 3.8)."""
     read = [text]
-    for match, header in _headed(text):
-        name = header.split(" | ")[0]
+    for match, _ in _headed(text):
+        name = _cells(match["header"])[0]
         for row in match["body"].splitlines():
             if row.strip() and (first := _cells(row)[0]):
                 read.append(f"{name} {first}")
