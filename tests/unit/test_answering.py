@@ -438,6 +438,27 @@ def test_the_answer_line_comes_from_a_passage_that_says_the_feature_asked_of(
     assert answer_of(result)[-1] == "- “New in version 3.9.” [1]"
 
 
+def test_asked_when_a_thing_came_the_answer_line_tells_that_it_came(tmp_path: Path) -> None:
+    """ "Since which release is the extension bundled" asks when it was added: "New in
+    version 1.3" under the page's title answers, not a setting's "Changed in version
+    3.5" that shares more words with the question."""
+    write(
+        tmp_path / "corpus",
+        "sphinx/usage/extensions/napoleon.md",
+        "# sphinx.ext.napoleon – Support for NumPy and Google style docstrings\n\n"
+        "Module author: Rob Ruana\n\nNew in version 1.3.\n\n## napoleon_preprocess_types\n\n"
+        "True to convert the type definitions in the docstrings as references.\n\n"
+        "Changed in version 3.5: Do preprocess the Google style docstrings also.\n",
+    )
+    result = ask(
+        tmp_path,
+        "Since which Sphinx release is the extension for Google style docstrings bundled?",
+        max_rounds=0,
+    )
+
+    assert answer_of(result)[-1] == "- “New in version 1.3.” [1]"
+
+
 def test_a_comparison_is_answered_by_each_sides_date(tmp_path: Path) -> None:
     """ "Which came first, A or B" needs A's date and B's: the answer quotes the best
     sentence for each side, and a sentence that only repeats the question's own

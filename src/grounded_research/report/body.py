@@ -391,10 +391,12 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); the best that states what is asked as such, if any
     does: a default as the default, a version as the one a change dates to
-    (`Asked.states_the_kind`). When only its source's title gives the value ("Added a
-    new function math.isqrt()" in "What’s New In Python 3.8"), the title is shown above
-    it with its headings."""
-    best = fallback = None
+    (`Asked.states_the_kind`), and asked of a change, one that tells that change ("New
+    in version 1.3" dates the extension asked of, "Changed in version 3.5: Do preprocess
+    the Google style docstrings also." another change to it). When only its source's
+    title gives the value ("Added a new function math.isqrt()" in "What’s New In Python
+    3.8"), the title is shown above it with its headings."""
+    best = stated = fallback = None
     if asked.codes and asked.kind in ("date", "version", "comparison"):
         # asked when a code name came: its own entry's line dates it, an entry inside it
         # (a module's directive) dates that one; a default may be an argument's, inside
@@ -408,10 +410,12 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
         if quote.in_code and not asked.answered_in_code:
             continue
         if asked.states_the_kind(quote.sentence, above):
-            best = quote
-            break
+            if not asked.events or asked.tells_event(f"{quote.lead}{quote.sentence}"):
+                best = quote
+                break
+            stated = stated or quote
         fallback = fallback or quote
-    picked = best or fallback
+    picked = best or stated or fallback
     if picked is None:
         return None
     line = with_lead(with_trail(picked, asked), asked)

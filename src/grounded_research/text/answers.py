@@ -1198,6 +1198,12 @@ class Asked(NamedTuple):
         about = (self.words - self.event_words) or self.words  # not "added" alone
         return not about or bool(about & said)
 
+    def tells_event(self, text: str) -> bool:
+        """Whether the text tells the change asked of ("New in version 1.3" for "since
+        which release is it bundled": added), not only another one ("Changed in version
+        3.5: Do preprocess the Google style docstrings also.")."""
+        return bool(events_in(text, self.kind) & self.events)
+
     def measures_otherwise(self, sentence: str, lead: str = "") -> bool:
         """Asked in one dimension ("how many megabytes", "how long does it wait"),
         whether the sentence gives a quantity in another and none in that one, or, giving
