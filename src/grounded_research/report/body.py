@@ -391,11 +391,11 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); the best that states what is asked as such, if any
     does: a default as the default, a version as the one a change dates to
-    (`Asked.states_the_kind`), and asked of a change, one that tells that change ("New
-    in version 1.3" dates the extension asked of, "Changed in version 3.5: Do preprocess
-    the Google style docstrings also." another change to it). When only its source's
-    title gives the value ("Added a new function math.isqrt()" in "What’s New In Python
-    3.8"), the title is shown above it with its headings."""
+    (`Asked.states_the_kind`), and of those, one that tells what the value is of
+    (`Asked.tells_event`): "New in version 1.3" dates the extension asked of, "Changed in
+    version 3.5: Do preprocess the Google style docstrings also." another change to it.
+    When only its source's title gives the value ("Added a new function math.isqrt()" in
+    "What’s New In Python 3.8"), the title is shown above it with its headings."""
     best = stated = fallback = None
     if asked.codes and asked.kind in ("date", "version", "comparison"):
         # asked when a code name came: its own entry's line dates it, an entry inside it

@@ -1199,9 +1199,10 @@ class Asked(NamedTuple):
         return not about or bool(about & said)
 
     def tells_event(self, text: str) -> bool:
-        """Whether the text tells the change asked of ("New in version 1.3" for "since
-        which release is it bundled": added), not only another one ("Changed in version
-        3.5: Do preprocess the Google style docstrings also.")."""
+        """Whether the text tells what the value asked for is of (`events_in`): the
+        change asked of ("New in version 1.3" for "since which release is it bundled":
+        added), not only another one ("Changed in version 3.5: Do preprocess the Google
+        style docstrings also."); the bound or the default asked for."""
         return bool(events_in(text, self.kind) & self.events)
 
     def measures_otherwise(self, sentence: str, lead: str = "") -> bool:
