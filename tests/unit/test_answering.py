@@ -1266,3 +1266,42 @@ def test_an_answer_whose_value_only_the_title_gives_is_shown_under_the_title() -
 
     assert line is not None and line.titled
     assert own is not None and not own.titled
+
+
+def test_an_item_of_release_notes_is_answered_with_its_release_heading_line(
+    tmp_path: Path,
+) -> None:
+    """ "Added support for a hidden configuration file .tidyrc" says the change asked of
+    and no version: its release's heading, "tidy 7.2.0 (2022-10-23)", gives that. The
+    answer quotes the heading's line, cited, above the item; "New in version 6.0." on
+    another setting, which states a version in its own words, is not the answer."""
+    root = tmp_path / "corpus"
+    filler = "".join(f"- #{n}: Fixed a crash in the pager on very long lines.\n" for n in range(40))
+    write(
+        root,
+        "changelog.md",
+        "# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n"
+        f"{filler}\n### Improvements\n\n- #9987: Added support for a hidden configuration "
+        "file by allowing `.tidyrc` as an alternative to `tidyrc`.\n\n"
+        f"## tidy 7.1.0 (2022-06-01)\n\n### Bug Fixes\n\n{filler}",
+    )
+    write(
+        root,
+        "configuration.md",
+        "# Configuration\n\n## pyproject.toml\n\nNew in version 6.0. The pyproject.toml file "
+        "is read for configuration when it has a tidy table.\n",
+    )
+
+    result = ask(
+        tmp_path,
+        "Since which tidy version can the configuration file be a hidden .tidyrc?",
+        chunk_size=200,
+    )
+
+    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert quoted[0].startswith("- “tidy 7.2.0 (2022-10-23)”"), answer
+    assert "#9987: Added support for a hidden configuration file" in quoted[1]
+    assert "New in version 6.0" not in answer
+    claims = {claim.text: claim.verdict for claim in result.claims}
+    assert any("tidy 7.2.0" in text and v == "supported" for text, v in claims.items()), claims

@@ -26,6 +26,7 @@ from grounded_research.text.answers import (
     phrase_as_written,
     subjects,
     title_name,
+    version_lines,
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.normalize import unaccented
@@ -268,6 +269,30 @@ def test_a_changelog_heading_of_a_release_number_alone_names_that_release() -> N
     (series,) = subjects("When was Requests 2.26 released?")
     assert not names_subject(text, series, "Release History", place)
     assert names_subject(text, series, "Release History", place, series=True)
+
+
+@pytest.mark.parametrize(
+    ("heading", "numbers"),
+    [
+        ("2.26.0 (2021-07-13)", ["2.26.0"]),  # a release number alone
+        ("pytest 7.2.0 (2022-10-23)¶", ["7.2.0"]),  # after its product, dated
+        ("Node.js v18.17.0 (2023-07-18)", ["18.17.0"]),
+        ("macOS 11.0 (Big Sur) and Apple Silicon Mac support", []),  # a version in passing
+        ("TLS 1.3", []),
+        ("20.3.1. Connection Settings", []),  # a numbered section
+    ],
+)
+def test_a_changelog_heading_names_its_release_alone_or_after_its_product_when_dated(
+    heading: str, numbers: list[str]
+) -> None:
+    """A release's heading in a changelog is its number, alone or after the product's
+    name, its date beside it; a product's version named in a heading without a date
+    ("TLS 1.3") is no release of the notes."""
+    assert version_lines(heading) == numbers
+
+    asked = Asked.of("Since which version can the configuration file be hidden?")
+    item = "Added support for a hidden configuration file."
+    assert bool(asked.release_above(item, f"Changelog\n{heading}\nImprovements")) == bool(numbers)
 
 
 def test_a_passage_that_opens_with_a_labelled_list_is_read_without_a_heading_after_it() -> None:

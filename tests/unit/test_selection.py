@@ -717,9 +717,40 @@ def test_the_heading_that_answers_is_a_heading_line_not_where_a_labelled_list_en
     headings = tuple(heading_paths(text))
     [chunk] = [c for c in chunk_text(text, 60) if "query planner" in text[c.start : c.end]]
     asked = Asked.of("On what date was SQLite 3.39.2 released?")
-    answer = heading_answer(text, headings, chunk, asked, "SQLite Release 3.39.2")
+    answer = heading_answer(text, headings, chunk, asked.heads_answer)
     assert answer is not None
     assert text[answer.start : answer.end] == "## SQLite Release 3.39.2 On 2022-07-21"
+
+
+def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left(
+    tmp_path: Path,
+) -> None:
+    """An item of a release's notes that tells the change asked of leaves its version to
+    the heading of its release, out of the passage's reach: that heading's line comes in
+    as a record of its own, verbatim, when the budget has room left for it after the
+    passages; it never displaces one."""
+    filler = "".join(f"- #{n}: Fixed a crash in the pager on long lines.\n" for n in range(12))
+    text = (
+        f"# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n{filler}\n"
+        "### Improvements\n\n- Added support for a hidden configuration file `.tidyrc`.\n"
+    )
+    world = World(tmp_path, chunk_size=60)
+    sid = world.add("changelog.md", text)
+    [item] = [e for e in world.chunks[sid] if "hidden" in e.text]
+    path = ["Changelog", "tidy 7.2.0 (2022-10-23)", "Improvements"]
+    item = item.model_copy(update={"headings": path})  # as the index files it
+    assert "tidy 7.2.0" not in item.text
+    asked = Asked.of("Since which tidy version can the configuration file be hidden?")
+    alone = count_tokens(item.text)
+
+    roomy = world.assembler().fit([item], no_terms, budget=1000, most=5, asked=asked)
+    tight = world.assembler().fit([item], no_terms, budget=alone, most=5, asked=asked)
+
+    records = roomy.placed[0].records
+    assert [r.text for r in records] == [item.text, "## tidy 7.2.0 (2022-10-23)"]
+    assert records[1].headings == ["Changelog"]
+    world.check_verbatim(records[1])
+    assert [r.text for r in tight.placed[0].records] == [item.text]
 
 
 def test_a_follow_up_query_s_passages_come_after_an_answer_in_hand(tmp_path: Path) -> None:

@@ -137,7 +137,13 @@ def extractive_body(
     if not not_answered:  # the answer may be any candidate, not only one of the best quoted
         candidates = ranked.get(WHOLE_QUESTION_ID, [])
         answering = answer_lines(
-            question_as_written(state), candidates, titles, places, headings_at, state.shelves
+            question_as_written(state),
+            candidates,
+            titles,
+            places,
+            headings_at,
+            state.shelves,
+            state.selected_for(WHOLE_QUESTION_ID),
         )
     disagreeing = disagreement_answered(state, answering)
     if disagreeing is not None:
@@ -274,12 +280,19 @@ def answer_lines(
     places: dict[str, str],
     headings_at: HeadingsAt,
     shelves: Sequence[str] = (),
+    selected: Sequence[Evidence] = (),
 ) -> list[Quote]:
     """The quotes that answer what the question asks for: the best one (`answer_line`);
     for a comparison ("which came first, A or B"), the best for each side, a quote that
     names it, so the reader has both dates or versions side by side; none for an open
-    question ("how do I …"), whose answer is the findings as a whole."""
+    question ("how do I …"), whose answer is the findings as a whole. A quote whose
+    release only its heading gives comes after that heading's line (`release_line`,
+    from the evidence `selected`)."""
     asked = Asked.of(question)
+
+    def lined(quote: Quote) -> Quote | None:
+        return release_line(quote, asked, selected, titles, headings_at)
+
     if asked.kind == "any":
         return []
     if asked.kind == "procedure":
@@ -301,15 +314,49 @@ def answer_lines(
         }
         chosen = sorted(chosen, key=lambda q: q.record.id not in of_release)
     sides = named[-2:] if asked.kind == "comparison" else []
-    if len(sides) < 2:
-        return [line] if (line := answer_line(asked, chosen, titles)) else []
     lines: list[Quote] = []
-    for side in sides:
-        naming = [q for q in chosen if _names_side(q, side, titles, places)]
-        line = answer_line(asked, naming, titles)
-        if line is not None and line not in lines:
-            lines.append(line)
+    for naming in (
+        [[q for q in chosen if _names_side(q, side, titles, places)] for side in sides]
+        if len(sides) == 2
+        else [chosen]
+    ):
+        line = answer_line(asked, naming, titles, lined)
+        if line is None or line in lines:
+            continue
+        heading = lined(line)
+        lines += [heading, line] if heading is not None and heading not in lines else [line]
     return lines
+
+
+def release_line(
+    quote: Quote,
+    asked: Asked,
+    records: Sequence[Evidence],
+    titles: dict[str, str],
+    headings_at: HeadingsAt,
+) -> Quote | None:
+    """For a quote that tells the change asked of and leaves its release to the heading
+    above it ("#9987: Added support for hidden configuration file …" under "pytest
+    7.2.0 (2022-10-23)", `Asked.release_above`), that heading's line, quoted from a
+    record of its source (selection brings it in for such a passage, `Assembler.fit`)
+    under the headings above it: the value asked for then stands in the answer, cited,
+    not only beside it. None when the quote holds its value itself, or no record holds
+    the line."""
+    if asked.holds(quote.sentence):
+        return None
+    above = frame(titles.get(quote.record.source_id, ""), quote.headings)
+    release = asked.release_above(quote.sentence, above)
+    if not release:
+        return None
+    for record in records:
+        if record.source_id != quote.record.source_id:
+            continue
+        for start, end in sentences(record.text):
+            text = record.text[start:end]
+            if HEADING_LINE.match(text) and release in text:
+                heading = LINE_MARKER.sub("", text).strip()
+                return Quote(record, heading, headings_at(record, start)[:-1])
+    return None
 
 
 def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsAt) -> list[Quote]:
@@ -386,7 +433,12 @@ def _names_release(
     return passage_names(record.text, release, above, places.get(source, ""))
 
 
-def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Quote | None:
+def answer_line(
+    asked: Asked,
+    chosen: list[Quote],
+    titles: dict[str, str],
+    lined: Callable[[Quote], Quote | None] = lambda quote: None,
+) -> Quote | None:
     """The best quote that answers what the question asks for (`Asked.answered_by`, the
     gap check's test) and reads at a glance (a code listing that happens to hold a
     number is not an answer line); the best that states what is asked as such, if any
@@ -395,7 +447,9 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
     (`Asked.tells_event`): "New in version 1.3" dates the extension asked of, "Changed in
     version 3.5: Do preprocess the Google style docstrings also." another change to it.
     When only its source's title gives the value ("Added a new function math.isqrt()" in
-    "What’s New In Python 3.8"), the title is shown above it with its headings."""
+    "What’s New In Python 3.8"), the title is shown above it with its headings. An item
+    of a release's notes that tells the change asked of states its version when the
+    line of its release's heading is at hand to quote with it (`lined`)."""
     best = stated = fallback = None
     if asked.codes and asked.kind in ("date", "version", "comparison"):
         # asked when a code name came: its own entry's line dates it, an entry inside it
@@ -409,7 +463,7 @@ def answer_line(asked: Asked, chosen: list[Quote], titles: dict[str, str]) -> Qu
             continue
         if quote.in_code and not asked.answered_in_code:
             continue
-        if asked.states_the_kind(quote.sentence, above):
+        if asked.states_the_kind(quote.sentence, above) or lined(quote):
             if not asked.events or asked.tells_event(f"{quote.lead}{quote.sentence}"):
                 best = quote
                 break

@@ -101,6 +101,12 @@ def key_sentence_spans(text: str, start: int, end: int, terms: set[str], limit: 
     return [(spans[first][0], spans[last][1]) for first, last in runs]
 
 
+def heading_named(name: str) -> Callable[[str], bool]:
+    """A test that a heading's line is the heading of that name, its markup around it
+    ("## pytest 7.2.0 (2022-10-23)¶", "**Changes in version 3.39.0 (2022-06-25):**")."""
+    return lambda line: name in line
+
+
 class Assembler:
     """Fits sub-question after sub-question, remembering which spans of which sources
     are already in the context: a chunk another sub-question (or a neighbour pull)
@@ -150,6 +156,7 @@ class Assembler:
         full_cap = int(budget * FULL_SHARE) if tight else budget
         spent = 0
         rest: list[tuple[int, Evidence]] = []
+        leaning: list[tuple[Placed, str]] = []  # a passage, the release heading it leans on
         for rank, record in options:
             if self._taken(record):
                 continue  # a neighbour pull above brought it in already
@@ -160,9 +167,16 @@ class Assembler:
             if placed is None:
                 rest.append((rank, record))
                 continue
+            passage = placed.records[0]
+            if asked is not None:  # a release's notes: their items' release, in its heading
+                releases = asked.releases_leaned_on(passage.text, self.frames_at(passage))
+                leaning += [(placed, release) for release in releases]
             if unanswered and (
-                unanswered.answered_in(placed.records[0].text, self.frames_at(placed.records[0]))
-                or self._add_heading(placed, unanswered, full_cap - spent)
+                unanswered.answered_in(passage.text, self.frames_at(passage))
+                or (
+                    unanswered.asks_value
+                    and self._add_heading(placed, unanswered.heads_answer, full_cap - spent)
+                )
             ):
                 unanswered = None  # answered, by it or its heading: no more heading lines
             fitted.placed.append(placed)
@@ -181,6 +195,10 @@ class Assembler:
             spent += cut.cost
         if not fitted.placed and options:
             spent += self._never_empty(fitted, options[0], terms_of)
+        for placed, release in leaning:  # in the room left: they displace no passage
+            cost = placed.cost
+            if self._add_heading(placed, heading_named(release), cost + cut_cap - spent):
+                spent += placed.cost - cost
         spent = self._upgrade(fitted, cut_cap, spent)
         self._list(fitted, to_list + beyond, budget - spent)
         return fitted
@@ -232,19 +250,17 @@ class Assembler:
             return Placed([self._as(record, "full")], "full", plain, rank, record)
         return None
 
-    def _add_heading(self, placed: Placed, asked: Asked, room: int) -> bool:
-        """Bring in, with a placed passage that does not answer, the line of the heading
-        above it that gives the value asked for (`heading_answer`), as a record of its
-        own, when it fits in `room` with the passage; whether it did."""
+    def _add_heading(self, placed: Placed, gives: Callable[[str], bool], room: int) -> bool:
+        """Bring in, with a placed passage, the line of the heading above it that gives
+        the value asked for (`heading_answer`), as a record of its own, when it fits in
+        `room` with the passage; whether it did."""
         record = placed.records[0]
         text = self._snapshot(record)
-        if text is None or not asked.asks_value:
+        if text is None:
             return False
         sha256 = self.sources[record.source_id].sha256
         chunk = Chunk(record.start, record.end, headings=tuple(record.headings))
-        line = heading_answer(
-            text, snapshot_headings(sha256, text), chunk, asked, self._title_of(record)
-        )
+        line = heading_answer(text, snapshot_headings(sha256, text), chunk, gives)
         if line is None or self._overlaps(record.source_id, line.start, line.end):
             return False
         heading = self._slice(record, line.start, line.end, "key_sentences").model_copy(

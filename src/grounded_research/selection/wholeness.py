@@ -151,12 +151,12 @@ def heading_answer(
     text: str,
     headings: tuple[tuple[int, tuple[str, ...]], ...],
     chunk: Chunk,
-    asked: Asked,
-    title: str,
+    gives: Callable[[str], bool],
 ) -> Chunk | None:
     """The line of the nearest heading above the chunk, on its path, that gives the
-    value asked for (`Asked.heads_answer`; the caller knows the chunk does not), with
-    the headings above it; None otherwise."""
+    value asked for (`gives`, read on the heading's text: `Asked.heads_answer`, or the
+    release heading an answering sentence leans on), with the headings above it; None
+    otherwise."""
     above = [
         (position, path)
         for position, path in heading_lines(text, headings)
@@ -169,6 +169,6 @@ def heading_answer(
             continue
         end = text.find("\n", at)
         end = len(text) if end == -1 else end
-        if asked.heads_answer(text[at:end].lstrip("# ")):
+        if gives(text[at:end].lstrip("# ")):
             return Chunk(at, end, path[-2] if depth > 1 else "", path[:-1])
     return None

@@ -408,11 +408,23 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
 _RELEASE_HEADED = re.compile(r"(?<![\w.])release\s+(\d+(?:\.\d+)+)(?![\w]|\.\d)", re.IGNORECASE)
 # A changelog heading that is a release number alone, its date beside it: "2.27.0
-# (2022-01-03)"; not a numbered section ("20.3.1. Connection Settings"). "Version 3.1.0"
-# and "v18.17.0" are read as "version" and "v" before a number (`names_subject`).
+# (2022-01-03)", or after its product's name when a date is beside it: "pytest 7.2.0
+# (2022-10-23)"; not a numbered section ("20.3.1. Connection Settings") nor a product's
+# version named in passing ("TLS 1.3", "macOS 11.0 (Big Sur)"). "Version 3.1.0" and
+# "v18.17.0" are read as "version" and "v" before a number (`names_subject`).
 _VERSION_LINE = re.compile(
-    r"^[ \t]*(\d+(?:\.\d+)+)[ \t]*(?:\([^)\n]*\))?[ \t]*¶?[ \t]*$", re.MULTILINE
+    r"^[ \t]*(?:(\d+(?:\.\d+)+)[ \t]*(?:\([^)\n]*\))?"
+    r"|[^\W\d][\w.+-]*[ \t]+v?(\d+(?:\.\d+)+)[ \t]*\([^)\n]*\b\d{4}\b[^)\n]*\))"
+    r"[ \t]*¶?[ \t]*$",
+    re.MULTILINE,
 )
+
+
+def version_lines(text: str) -> list[str]:
+    """The release numbers of the text's lines that are a changelog's heading of a
+    release (`_VERSION_LINE`): "2.27.0" of "2.27.0 (2022-01-03)", "7.2.0" of "pytest
+    7.2.0 (2022-10-23)"."""
+    return [alone or named for alone, named in _VERSION_LINE.findall(text)]
 
 
 def identifiers(question: str) -> set[str]:
@@ -651,7 +663,7 @@ def names_subject(
         released = re.search(
             r"(?:release|version|v)\s*" + re.escape(number) + point + _NUMBER_END, headed, re.I
         ) or any(  # a changelog's heading "2.26.0 (2021-07-13)"
-            re.fullmatch(re.escape(number) + point, line) for line in _VERSION_LINE.findall(headed)
+            re.fullmatch(re.escape(number) + point, line) for line in version_lines(headed)
         )
         if not (all(part.lower() in frame for part in name) and released) and not (
             _packaged(location, name, number)
@@ -1161,7 +1173,7 @@ class Asked(NamedTuple):
         threads; "the first parameter, which defaults to 255" is the count of a setting
         named otherwise)."""
         stated = self.given.sub(" ", sentence) if self.given else sentence
-        release = self._release_above(stated, frame)
+        release = self.release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
             stated = f"{release}\n{stated}"
         series = self.kind == "version"
@@ -1220,7 +1232,7 @@ class Asked(NamedTuple):
                 return self.dimension not in said
         return False
 
-    def _release_above(self, sentence: str, frame: str) -> str:
+    def release_above(self, sentence: str, frame: str) -> str:
         """Asked in which version something changed, or which of two changed first, of a
         sentence that tells that change and no version ("Add (long overdue) support for
         RIGHT and FULL OUTER JOIN."): the nearest heading above it that names a release
@@ -1235,7 +1247,9 @@ class Asked(NamedTuple):
         ):
             return ""
         for heading in reversed(frame.split("\n")):
-            if _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading):
+            if version_lines(heading) or (
+                _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading)
+            ):
                 return heading
         return ""
 
@@ -1287,6 +1301,23 @@ class Asked(NamedTuple):
             ):
                 return True
         return False
+
+    def releases_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
+        """The release headings the passage's answers lean on: of its sentences that
+        answer (read as `answered_in` reads them), those that tell the change asked of
+        and leave its release to the heading above them (`release_above`: "Added
+        support for hidden configuration file …" under "pytest 7.2.0 (2022-10-23)"). A
+        reader needs that heading's line quoted with the sentence: it holds the value."""
+        found: list[str] = []
+        for start, end in sentences(text):
+            if HEADING_LINE.match(text, start):
+                continue
+            sentence, under = text[start:end], frame_at(start)
+            stated = self.given.sub(" ", sentence) if self.given else sentence
+            release = self.release_above(stated, under)
+            if release and release not in found and self.answered_by(sentence, under):
+                found.append(release)
+        return found
 
     def heads_answer(self, heading: str) -> bool:
         """Whether a heading gives the value asked for the release the question names:
