@@ -98,6 +98,27 @@ def test_index_is_persisted_and_only_changed_files_are_extracted(
     assert reopened.search_sync("Norvik N3", 1)[0].text.startswith("Norvik Cells now ships")
 
 
+def test_an_index_built_with_other_library_releases_is_built_again(
+    tmp_path: Path, cache_dir: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pages' text and their words' stems are the libraries' output: an index built
+    when another trafilatura or PyStemmer was installed holds what that one made, and
+    is built again, as one of an older INDEX_VERSION is."""
+    from grounded_research.retrieval import local
+
+    root = tmp_path / "corpus"
+    make_corpus(root)
+    assert LocalCorpus(root, Path(cache_dir), 600).refresh().rebuilt
+
+    unchanged = LocalCorpus(root, Path(cache_dir), 600).refresh()
+    releases = {**local.index_libraries(), "trafilatura": "0.0.1"}
+    monkeypatch.setattr(local, "index_libraries", lambda: releases)
+    upgraded = LocalCorpus(root, Path(cache_dir), 600).refresh()
+
+    assert (unchanged.extracted, unchanged.rebuilt) == (0, False)
+    assert (upgraded.extracted, upgraded.rebuilt) == (4, True)
+
+
 def test_unreadable_file_is_a_failed_source_and_outside_link_is_blocked(
     tmp_path: Path, cache_dir: str
 ) -> None:
@@ -232,3 +253,47 @@ def test_a_second_refresh_waits_for_the_first_and_reads_its_index(
     first.join()
     assert results["first"].extracted == 4
     assert (second.extracted, second.rebuilt, second.documents) == (0, False, 4)
+
+
+# What the index holds of the committed real pages, digested, for each INDEX_VERSION since
+# this guard came, and the library releases it was recorded with
+# (`test_what_the_index_holds_changes_only_with_its_version`).
+HELD_AT_VERSION = {26: "aebcb83288c8379379fcd2d6561b35e52136038d3340d4ffaebefb181325a907"}
+HELD_WITH = {"trafilatura": "2.3.1", "lxml": "6.2.0", "PyStemmer": "3.1.0", "jieba": "0.42.1"}
+
+
+def held_digest() -> str:
+    """A digest of what the index stores of every committed real page: each document's
+    title, text, chunks and their tokens, field by field, as `_extract_file` gives them."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from grounded_research.retrieval.local import _extract_file
+
+    root = Path(__file__).parents[1] / "data"
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in {".html", ".htm", ".md"}):
+        documents, problems = _extract_file((str(path), str(path.relative_to(root)), 600))
+        for document, text, tokens in documents:
+            held = [document.title, document.chunks, text, asdict(tokens), problems]
+            digest.update(json.dumps(held, ensure_ascii=False).encode())
+    return digest.hexdigest()
+
+
+def test_what_the_index_holds_changes_only_with_its_version() -> None:
+    """A built index is kept while INDEX_VERSION stands. A change to how pages are read,
+    chunked or tokenized that leaves it as it is leaves every index built before with
+    what the old code made, and one question ranks otherwise on a machine with an older
+    cache than on a fresh one. What the index would hold of the committed real pages is
+    compared with what was recorded for the current version: such a change fails here
+    until INDEX_VERSION is raised and its digest recorded.
+    Other library releases may read the pages otherwise (an index records them and is
+    built again under others): the digest is then not comparable."""
+    from grounded_research.retrieval.local import INDEX_VERSION, index_libraries
+
+    if index_libraries() != HELD_WITH:
+        pytest.skip(f"recorded with {HELD_WITH}, installed {index_libraries()}")
+    assert HELD_AT_VERSION.get(INDEX_VERSION) == held_digest(), (
+        "what the index holds changed: raise INDEX_VERSION and record its digest"
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import errno
+import functools
 import hashlib
 import io
 import json
@@ -77,6 +78,11 @@ from grounded_research.text.tokenize import tokenize
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
 INDEX_VERSION = 26
+# The libraries whose output the index holds (pages read, words stemmed and segmented): an
+# index built with other releases of them is built again, as one of an older version is.
+# What the index holds of some real pages is guarded by a test against a change that
+# leaves INDEX_VERSION (tests/unit/test_local_corpus.py).
+INDEX_LIBRARIES = ("trafilatura", "lxml", "PyStemmer", "jieba")
 MANIFEST = "manifest.json"
 LOCK_FILE = "refresh.lock"
 BUILD_PREFIX = "bm25f-"  # one folder per build: the BM25F arrays and TOKENS_FILE
@@ -458,7 +464,12 @@ class LocalCorpus:
                 "parts": {name: [p.size, p.sha256] for name, p in parts.items()},
             },
         }
-        manifest = {"version": INDEX_VERSION, "sha256": _checksum(content), "content": content}
+        manifest = {
+            "version": INDEX_VERSION,
+            "libraries": index_libraries(),
+            "sha256": _checksum(content),
+            "content": content,
+        }
         write_atomic(self.index_dir / MANIFEST, json.dumps(manifest))
         self._build_folder, self._parts = folder_name, parts
         self._manifest_seen = self._manifest_stat()
@@ -547,6 +558,9 @@ class LocalCorpus:
         try:
             manifest = json.loads(raw)
             if manifest.get("version") != INDEX_VERSION:
+                return None
+            if manifest.get("libraries") != index_libraries():
+                LOG.info("%s: built with other library releases; indexing again", self.root)
                 return None
             content: dict[str, Any] = manifest["content"]
             if _checksum(content) == manifest["sha256"]:
@@ -852,6 +866,20 @@ def _rows(vocabulary: np.ndarray, ids: np.ndarray, lengths: np.ndarray) -> list[
         out.append([w for w in words[start:end] if w])
         start = end
     return out
+
+
+@functools.cache
+def index_libraries() -> dict[str, str]:
+    """The installed release of each library the index's content depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    releases: dict[str, str] = {}
+    for name in INDEX_LIBRARIES:
+        try:
+            releases[name] = version(name)
+        except PackageNotFoundError:
+            releases[name] = ""
+    return releases
 
 
 def _extract_file(
