@@ -1309,6 +1309,8 @@ class Asked(NamedTuple):
         support for hidden configuration file …" under "pytest 7.2.0 (2022-10-23)"). A
         reader needs that heading's line quoted with the sentence: it holds the value."""
         found: list[str] = []
+        if self.kind not in ("version", "comparison") or not self.events:
+            return found  # no release asked of a change (`release_above`): no sentence read
         for start, end in sentences(text):
             if HEADING_LINE.match(text, start):
                 continue
