@@ -1305,3 +1305,32 @@ def test_an_item_of_release_notes_is_answered_with_its_release_heading_line(
     assert "New in version 6.0" not in answer
     claims = {claim.text: claim.verdict for claim in result.claims}
     assert any("tidy 7.2.0" in text and v == "supported" for text, v in claims.items()), claims
+
+
+def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path: Path) -> None:
+    """Release notes that label each release's list ("**Changes in version 3.38.0
+    (2022-02-22):**") give the item's version only in the label: the answer quotes the
+    label's line, cited, above the item, not a sentence on another thing that holds a
+    version of its own ("For versions before 3.16.0, the unixepoch modifier …")."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "changes.md",
+        "# Release History\n\n**Changes in version 3.38.0 (2022-02-22):**\n\n"
+        "1. Added the unixepoch() function.\n2. Added the -> and ->> operators.\n\n"
+        "**Changes in version 3.37.0 (2021-11-27):**\n\n1. STRICT tables.\n",
+    )
+    write(
+        root,
+        "modifiers.md",
+        "# Date and time functions\n\n## Modifiers\n\nFor versions before 3.16.0, the "
+        "unixepoch modifier works only for dates between 0000-01-01 and 5352-11-01.\n",
+    )
+
+    result = ask(tmp_path, "In which version was the unixepoch() function added?")
+
+    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert quoted[0].startswith("- “**Changes in version 3.38.0 (2022-02-22):**”"), answer
+    assert "Added the unixepoch() function." in quoted[1]
+    assert "3.16.0" not in answer

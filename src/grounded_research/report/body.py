@@ -56,6 +56,7 @@ from grounded_research.text.chunking import (
     below_rule,
     header_rows,
     inside,
+    is_list_label,
     sentences,
     sentences_with_lead,
 )
@@ -337,7 +338,8 @@ def release_line(
 ) -> Quote | None:
     """For a quote that tells the change asked of and leaves its release to the heading
     above it ("#9987: Added support for hidden configuration file …" under "pytest
-    7.2.0 (2022-10-23)", `Asked.release_above`), that heading's line, quoted from a
+    7.2.0 (2022-10-23)", `Asked.release_above`; or to its list's label, "**Changes in
+    version 3.38.0 (2022-02-22):**"), that heading's line, quoted from a
     record of its source (selection brings it in for such a passage, `Assembler.fit`)
     under the headings above it: the value asked for then stands in the answer, cited,
     not only beside it. None when the quote holds its value itself, or no record holds
@@ -353,7 +355,7 @@ def release_line(
             continue
         for start, end in sentences(record.text):
             text = record.text[start:end]
-            if HEADING_LINE.match(text) and release in text:
+            if (HEADING_LINE.match(text) or is_list_label(text)) and release in text:
                 heading = LINE_MARKER.sub("", text).strip()
                 return Quote(record, heading, headings_at(record, start)[:-1])
     return None

@@ -321,6 +321,12 @@ def list_labels(text: str, fences: list[Span]) -> list[tuple[int, int, str]]:
     return out
 
 
+def is_list_label(line: str) -> bool:
+    """Whether a line is a list's label (`list_labels`): "**Changes in version 3.39.0
+    (2022-06-25):**"."""
+    return _LIST_LABEL.fullmatch(line.strip()) is not None
+
+
 def table_headers(text: str) -> list[tuple[int, int, str]]:
     """Each markdown table with a header row: where its body rows start and end, and its
     header's cells ("Install Type | RAM (minimum) | RAM (recommended)"). A row quoted
