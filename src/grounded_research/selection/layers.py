@@ -168,11 +168,12 @@ class Assembler:
                 rest.append((rank, record))
                 continue
             passage = placed.records[0]
+            frame_at = self.frames_at(passage)
             if asked is not None:  # a release's notes: their items' release, in its heading
-                releases = asked.releases_leaned_on(passage.text, self.frames_at(passage))
+                releases = asked.releases_leaned_on(passage.text, frame_at)
                 leaning += [(placed, release) for release in releases]
             if unanswered and (
-                unanswered.answered_in(passage.text, self.frames_at(passage))
+                unanswered.answered_in(passage.text, frame_at)
                 or (
                     unanswered.asks_value
                     and self._add_heading(placed, unanswered.heads_answer, full_cap - spent)

@@ -12,7 +12,7 @@ The rules read the question's form, in English and Chinese, never a corpus's wor
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import (
@@ -1172,7 +1172,7 @@ class Asked(NamedTuple):
         it says the thing or states a default ("greenlet>=1.0 is required" counts no
         threads; "the first parameter, which defaults to 255" is the count of a setting
         named otherwise)."""
-        stated = self.given.sub(" ", sentence) if self.given else sentence
+        stated = self._ungiven(sentence)
         release = self.release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
             stated = f"{release}\n{stated}"
@@ -1292,15 +1292,17 @@ class Asked(NamedTuple):
         at an offset of the passage; a passage may hold two settings' entries), its
         heading lines left out: the test the answer line makes, on a passage's
         sentences."""
-        for start, end in sentences(text):
-            if HEADING_LINE.match(text, start):
-                continue
-            sentence, under = text[start:end], frame_at(start)
+        for sentence, under in _read_sentences(text, frame_at):
             if self.answered_by(sentence, under) and (
                 not self.default or self.states_default(sentence, under)
             ):
                 return True
         return False
+
+    def _ungiven(self, text: str) -> str:
+        """The text without the numbers the question gives (`given`): those are not the
+        value asked for."""
+        return self.given.sub(" ", text) if self.given else text
 
     def releases_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
         """The release headings the passage's answers lean on: of its sentences that
@@ -1311,12 +1313,8 @@ class Asked(NamedTuple):
         found: list[str] = []
         if self.kind not in ("version", "comparison") or not self.events:
             return found  # no release asked of a change (`release_above`): no sentence read
-        for start, end in sentences(text):
-            if HEADING_LINE.match(text, start):
-                continue
-            sentence, under = text[start:end], frame_at(start)
-            stated = self.given.sub(" ", sentence) if self.given else sentence
-            release = self.release_above(stated, under)
+        for sentence, under in _read_sentences(text, frame_at):
+            release = self.release_above(self._ungiven(sentence), under)
             if release and release not in found and self.answered_by(sentence, under):
                 found.append(release)
         return found
@@ -1344,7 +1342,7 @@ class Asked(NamedTuple):
         ]
         if not (any(named) if self.kind == "comparison" else all(named)):
             return False
-        return holds_answer(self.kind, self.given.sub(" ", heading) if self.given else heading)
+        return holds_answer(self.kind, self._ungiven(heading))
 
     @property
     def asks_value(self) -> bool:
@@ -1379,6 +1377,14 @@ class Asked(NamedTuple):
         if self.kind == "version":
             return _VERSION_STATEMENT.search(sentence) is not None
         return True
+
+
+def _read_sentences(text: str, frame_at: Callable[[int], str]) -> Iterator[tuple[str, str]]:
+    """A passage's sentences, each with its frame (`frame_at`: its title and headings at
+    that offset), its heading lines left out: as `Asked.answered_in` reads them."""
+    for start, end in sentences(text):
+        if not HEADING_LINE.match(text, start):
+            yield text[start:end], frame_at(start)
 
 
 _VERSION_STATEMENT = re.compile(  # a change, then its version within a few words
