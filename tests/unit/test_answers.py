@@ -382,6 +382,17 @@ def test_a_release_notes_item_answers_which_version_through_the_release_above_it
     assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
 
 
+def test_a_release_notes_item_saying_what_a_product_now_does_tells_an_addition() -> None:
+    # "Requests now supports Brotli compression" under "2.26.0 (2021-07-13)" is when
+    # the support came; a sentence that says what a product does, without "now", is not
+    asked = Asked.of("Since which Requests version can it decode Brotli-compressed responses?")
+    frame = "Release History\n2.26.0 (2021-07-13)\nImprovements"
+    assert asked.answered_by("Requests now supports Brotli compression.", frame)
+    assert not asked.answered_by("Requests supports Brotli compression.", frame)
+    removed = Asked.of("In which Requests version was Brotli support removed?")
+    assert not removed.answered_by("Requests now supports Brotli compression.", frame)
+
+
 def test_a_whats_new_item_dates_one_side_of_a_comparison_through_its_title() -> None:
     # "What’s New In Python 3.8" (a typographic apostrophe, as Python's docs write it)
     # gives the release of the change its item tells

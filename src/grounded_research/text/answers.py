@@ -931,9 +931,14 @@ _MEASURED = re.compile(
 
 # What a value is the value of: a version or a date of the event of a change, a number
 # of a bound or of a default. A sentence that tells of one of these answers a question
-# about that one only.
+# about that one only. A release's notes tell an addition as what the product now does
+# ("Requests now supports Brotli compression").
 _EVENTS = {
-    "added": re.compile(r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new)\b|新增|加入|引入|添加", re.I),
+    "added": re.compile(
+        r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new|"
+        r"now\s+(?:support|accept|allow|handle|recogni[sz]e|understand)s?)\b|新增|加入|引入|添加",
+        re.I,
+    ),
     "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
     "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
 }
