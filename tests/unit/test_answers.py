@@ -393,6 +393,15 @@ def test_a_release_notes_item_saying_what_a_product_now_does_tells_an_addition()
     assert not removed.answered_by("Requests now supports Brotli compression.", frame)
 
 
+def test_a_release_notes_item_saying_what_a_product_no_longer_does_tells_a_removal() -> None:
+    asked = Asked.of("In which Django version was Python 3.7 support removed?")
+    frame = "Django 4.0 release notes\nPython compatibility"
+    item = "Python 3.7 is no longer supported."
+    assert asked.answered_by(item, frame)
+    added = Asked.of("In which Django version was Python 3.7 support added?")
+    assert not added.answered_by(item, frame)  # another event
+
+
 def test_a_whats_new_item_dates_one_side_of_a_comparison_through_its_title() -> None:
     # "What’s New In Python 3.8" (a typographic apostrophe, as Python's docs write it)
     # gives the release of the change its item tells

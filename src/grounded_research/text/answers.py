@@ -932,7 +932,7 @@ _MEASURED = re.compile(
 # What a value is the value of: a version or a date of the event of a change, a number
 # of a bound or of a default. A sentence that tells of one of these answers a question
 # about that one only. A release's notes tell an addition as what the product now does
-# ("Requests now supports Brotli compression").
+# ("Requests now supports Brotli compression"), a removal as what it no longer does.
 _EVENTS = {
     "added": re.compile(
         r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new|"
@@ -940,7 +940,12 @@ _EVENTS = {
         re.I,
     ),
     "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
-    "removed": re.compile(r"\b(?:remov(?:ed|es|al)|dropped|deleted)\b|移除|删除|去掉", re.I),
+    "removed": re.compile(
+        r"\b(?:remov(?:ed|es|al)|dropped|deleted|"
+        r"no\s+longer\s+(?:support(?:s|ed)?|available|provided|provides|accept(?:s|ed)?|"
+        r"allow(?:s|ed)?))\b|移除|删除|去掉",
+        re.I,
+    ),
 }
 _BOUNDS = {
     "bound": re.compile(
