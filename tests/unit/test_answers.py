@@ -18,6 +18,7 @@ from grounded_research.text.answers import (
     latin_terms,
     mentions_identifier,
     mentions_number,
+    mentions_number_with,
     mentions_phrase,
     misspelt,
     named_in_location,
@@ -30,6 +31,7 @@ from grounded_research.text.answers import (
 )
 from grounded_research.text.facets import facets_of
 from grounded_research.text.normalize import unaccented
+from grounded_research.text.tokenize import tokenize
 
 
 @pytest.mark.parametrize(
@@ -756,6 +758,22 @@ def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert mentions_number("a .300 batting average", "0.300")
     assert not mentions_number("release 3.11.2", "3.11")
     assert not mentions_number("item 20240", "2024")
+
+
+def test_a_given_number_is_said_beside_a_word_the_question_says_it_with() -> None:
+    """ "debhelper compat level 14": a numbered listing's line 14 says nothing of it."""
+    words = set(tokenize("Which debhelper version introduced compat level 14?")) - {"14"}
+    listing = "13 Depends: ${shlibs:Depends}, ${misc:Depends} 14 Suggests: file 15 Description"
+    assert mentions_number(listing, "14")
+    assert not mentions_number_with(listing, "14", words)
+    assert mentions_number_with("Compatibility level 14 is recommended.", "14", words)
+    far = "The compat level is set in debian/control. " + "x " * 30 + "It has 14 entries."
+    assert not mentions_number_with(far, "14", words)
+    # a year dates what the text around it tells, however far; a cell is of its column
+    assert mentions_number_with("Founded in 2017. " + "x " * 30, "2017", {"organization"})
+    table = "| umask | 文件权限 |\n|---|---|\n| 0022 | -rw-r--r-- |\n| 0002 | -rw-rw-r-- |"
+    assert mentions_number_with(table, "0002", {"umask"})
+    assert not mentions_number_with(table, "0002", {"debhelp"})
 
 
 def test_a_series_asked_with_a_wildcard_is_said_by_any_of_its_releases() -> None:

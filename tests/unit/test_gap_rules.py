@@ -770,3 +770,17 @@ def test_an_opening_word_is_read_as_everything_found_writes_it() -> None:
     found, never_found = unanswered_found_then_not(state, question)
     assert not any("Unless" in d for d in found)
     assert never_found == ["no passage names Unless"]
+
+
+def test_a_number_the_question_gives_is_said_beside_what_it_is_of() -> None:
+    """A listing's line 14 says nothing of compat level 14; a release ("sqlite 3.40",
+    written with a dot) is given by its docs' place or heading, away from the value."""
+    listing = "13 Depends: ${misc:Depends}\n14 Suggests: file\n15 Description: a tool"
+    level = "Which debhelper release introduced compat level 14?"
+    assert unanswered(level, ("control", listing, None)) == ["no passage mentions 14"]
+    said = "Compat level 14 was introduced in debhelper 13.1."
+    assert unanswered(level, ("compat", said, None)) == []
+    columns = "What is the default maximum number of columns in sqlite 3.40?"
+    page = "Docs of release 3.40\n\nRead the notes of the release first, please.\n\n"
+    limits = ("limits", f"{page}The default for SQLITE_MAX_COLUMN is 2000.", None)
+    assert "no passage mentions 3.40" not in unanswered(columns, limits)

@@ -22,8 +22,10 @@ from grounded_research.text.answers import (
     distinctive_numbers,
     filed_names,
     head_word,
+    key_phrases,
     kind_words,
     mentions_number,
+    mentions_number_with,
     mentions_point_release,
     names_one_of,
     passage_names,
@@ -261,12 +263,21 @@ def why_unanswered(
 
 def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> list[str]:
     """The years, versions and figures the sub-question gives (`distinctive_numbers`)
-    that no selected passage, its title, headings or place says."""
-    return [
-        number
-        for number in distinctive_numbers(sub_question.text)
-        if not any(mentions_number(_in_place(state, e), number) for e in ranked)
-    ]
+    that no selected passage, its title, headings or place says: a release ("SQLite
+    3.40", "sqlite 3.40", a number with a dot or one a name carries) anywhere, as its
+    docs' place or heading may give it; any other number beside a word the question
+    says it with (`mentions_number_with`)."""
+    numbers = distinctive_numbers(sub_question.text)
+    words = set(tokenize(sub_question.text)) - set(tokenize(" ".join(numbers)))
+    released = set(tokenize(" ".join(key_phrases(sub_question.text))))
+
+    def said(record: Evidence, number: str) -> bool:
+        text = _in_place(state, record)
+        if number in released or "." in number:
+            return mentions_number(text, number)
+        return mentions_number_with(text, number, words)
+
+    return [number for number in numbers if not any(said(e, number) for e in ranked)]
 
 
 def unnamed_subjects(

@@ -513,7 +513,49 @@ def mentions_number(text: str, number: str) -> bool:
     ("2,000") or without its leading zero (".300"), or a series ("3.7.x") by any of its
     releases; not as the number of a section it numbers a part of a book by ("参见第 6.1
     节", "表 6.1.", "6.1. 网页浏览器" do not mention Linux 6.1)."""
+    return _said_number(number).search(_NUMBERED_PART.sub(" ", text)) is not None
+
+
+def mentions_number_with(text: str, number: str, words: set[str]) -> bool:
+    """Whether the text says the number (`mentions_number`) beside one of the words
+    (search tokens) the question says it with, within `NUMBER_REACH` characters: the
+    number a question gives is of something ("debhelper compat level 14"), and a 14 said
+    of nothing the question names is another thing's ("14 Suggests: file", a line
+    number of a listing; "Chapter 17" for "PostgreSQL 17"). A year dates what the text
+    around it tells, however far its words stand; a table row's cell is of its column,
+    which the table's first row names ("| umask | file permission |" over "| 0002 |
+    -rw-rw-r-- |")."""
     text = _NUMBERED_PART.sub(" ", text)
+    if _YEAR_ONLY.fullmatch(number):
+        return mentions_number(text, number)
+    for match in _said_number(number).finditer(text):
+        around = text[max(0, match.start() - NUMBER_REACH) : match.end() + NUMBER_REACH]
+        if words & set(tokenize(f"{_table_header(text, match.start())}\n{around}")):
+            return True
+    return False
+
+
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
+
+
+def _table_header(text: str, at: int) -> str:
+    """The first row of the markdown table whose row holds offset `at`; "" outside one."""
+    start = text.rfind("\n", 0, at) + 1
+    if not text.startswith("|", start):
+        return ""
+    while start > 0:
+        above = text.rfind("\n", 0, start - 1) + 1
+        if not text.startswith("|", above):
+            break
+        start = above
+    return text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
+
+
+NUMBER_REACH = 40  # characters either side of a number that may say what it is of
+
+
+def _said_number(number: str) -> re.Pattern[str]:
+    """How a text may write the number (`mentions_number`)."""
     if series := _SERIES.fullmatch(number):  # "3.7.x": 3.7 or any release of it, 3.7.6
         spelled = re.escape(series.group(1)) + r"(?:\.\d+)*" + _NUMBER_END
     elif re.fullmatch(r"\d{4,}", number):
@@ -524,7 +566,7 @@ def mentions_number(text: str, number: str) -> bool:
         spelled = "0?" + _exactly(number[1:])
     else:
         spelled = _exactly(number)
-    return re.search(r"(?<![\w.])" + spelled, text) is not None
+    return re.compile(r"(?<![\w.])" + spelled)
 
 
 _GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
