@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -297,3 +298,55 @@ def test_what_the_index_holds_changes_only_with_its_version() -> None:
     assert HELD_AT_VERSION.get(INDEX_VERSION) == held_digest(), (
         "what the index holds changed: raise INDEX_VERSION and record its digest"
     )
+
+
+def _pages(*pages: tuple[str, str]) -> str:
+    return "".join(
+        json.dumps({"id": title.lower().replace(" ", "-"), "title": title, "text": text}) + "\n"
+        for title, text in pages
+    )
+
+
+def test_a_page_the_best_hit_names_by_its_title_is_followed(tmp_path: Path, cache_dir: str) -> None:
+    """The second hop: Ernest Foot's page names Albert Ball, whose page holds the answer
+    but ranks below other pilots' pages on the question's words."""
+    pilots = [(f"Pilot {n}", f"Pilot {n} was a fighter pilot with victories.") for n in "ABCD"]
+    path = write(
+        tmp_path,
+        "wiki.jsonl",
+        _pages(
+            ("Ernest Foot", "Ernest Foot was a flying ace. He was the best friend of Albert Ball."),
+            ("Albert Ball", "Albert Ball was an English pilot with 44 victories."),
+            ("Cecil Lewis", "Cecil Lewis was an English writer."),
+            *pilots,
+        ),
+    )
+    corpus = open_corpus(str(path), cache_dir, 600)
+    question = "Ernest Foot was the best friend of the fighter pilot who had how many victories?"
+    hits = [hit.title for hit in corpus.search_sync(question, 3)]
+    assert hits[0] == "Ernest Foot"
+    assert "Albert Ball" in hits[3:]  # followed, after the hits the search ranked
+    # from a page the query does not name, no link is followed
+    assert "Albert Ball" not in [h.title for h in corpus.search_sync("best friend victories", 1)]
+
+
+def test_a_link_is_a_title_of_two_words_few_pages_share_that_shares_a_query_word(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    manuals = [("Release Notes", f"Notes of release {n}: fixes to the parser.") for n in range(4)]
+    path = write(
+        tmp_path,
+        "wiki.jsonl",
+        _pages(
+            ("Ernest Foot", "Ernest Foot read the Release Notes and met Cecil Lewis and Lewis."),
+            ("Cecil Lewis", "Cecil Lewis was an English writer."),
+            ("Lewis", "Lewis is a surname; the Lewis gun was a machine gun."),
+            *manuals,
+        ),
+    )
+    corpus = open_corpus(str(path), cache_dir, 600)
+    titles = [hit.title for hit in corpus.search_sync("Ernest Foot read writer", 1)]
+    assert titles == ["Ernest Foot", "Cecil Lewis"]  # two words, one page, shares "writer"
+    assert "Lewis" not in titles  # one word: no link
+    assert "Release Notes" not in titles  # four pages share it, and no query word
+    assert "Cecil Lewis" not in [h.title for h in corpus.search_sync("Ernest Foot gun", 5)]

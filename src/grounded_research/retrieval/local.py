@@ -56,6 +56,7 @@ from grounded_research.retrieval.fields import (
     path_tokens,
     title_tokens,
 )
+from grounded_research.retrieval.links import LINK_FROM, LINKS_PER_SEARCH, TitleLinks, names_whole
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.answers import title_name
 from grounded_research.text.chunking import chunk_text
@@ -184,6 +185,7 @@ class LocalCorpus:
         self._documents: list[IndexedDocument] = []
         self._shelves: tuple[list[IndexedDocument] | None, list[str]] = (None, [])
         self._top_folders: tuple[list[IndexedDocument] | None, np.ndarray] = (None, _NONE)
+        self._links: tuple[list[IndexedDocument] | None, TitleLinks] = (None, TitleLinks([]))
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
         self._index: bm25f.Index | None = None
@@ -688,6 +690,7 @@ class LocalCorpus:
         if found.size > k:
             found = found[np.argpartition(-scores[found], k - 1)[:k]]
         ranked = sorted(found.tolist(), key=lambda i: (-float(scores[i]), i))
+        ranked += self._linked(ranked, scores, query)
         hits: list[SearchHit] = []
         for chunk_id in ranked:
             score = scores[chunk_id]
@@ -714,6 +717,36 @@ class LocalCorpus:
                 )
             )
         return hits
+
+    def _linked(self, ranked: list[int], scores: np.ndarray, query: str) -> list[int]:
+        """The best chunk of each page the best hits name by its title (`links`): from a
+        hit on a page the query names, to a page it does not name and that shares a word
+        with it, not one already among the hits."""
+        links = self._title_links()
+        pages = {int(self._chunk_document[i]) for i in ranked}
+        followed: list[int] = []
+        for chunk_id in ranked[:LINK_FROM]:
+            document = self._documents[int(self._chunk_document[chunk_id])]
+            if not names_whole(query, document.title):
+                continue
+            start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
+            for page, named in links.named_in(self.text(document.sha256)[start:end]):
+                if page not in pages and not names_whole(query, named):
+                    pages.add(page)
+                    followed.append(page)
+        chunks: list[int] = []
+        for page in followed[:LINKS_PER_SEARCH]:
+            ids = np.flatnonzero(self._chunk_document == page)
+            if ids.size and scores[ids].max() > 0:
+                chunks.append(int(ids[np.argmax(scores[ids])]))
+        return chunks
+
+    def _title_links(self) -> TitleLinks:
+        """The titles of the documents (`links`), read once per set of documents."""
+        documents = self._documents
+        if self._links[0] is not documents:
+            self._links = (documents, TitleLinks([d.title for d in documents]))
+        return self._links[1]
 
     def _headings_of(self, chunk_id: int) -> str:
         document = self._documents[int(self._chunk_document[chunk_id])]
