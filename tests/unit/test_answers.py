@@ -25,6 +25,7 @@ from grounded_research.text.answers import (
     names_other_release,
     names_subject,
     phrase_as_written,
+    said_anywhere,
     subjects,
     title_name,
     version_lines,
@@ -769,8 +770,9 @@ def test_a_given_number_is_said_beside_a_word_the_question_says_it_with() -> Non
     assert mentions_number_with("Compatibility level 14 is recommended.", "14", words)
     far = "The compat level is set in debian/control. " + "x " * 30 + "It has 14 entries."
     assert not mentions_number_with(far, "14", words)
-    # a year dates what the text around it tells, however far; a cell is of its column
-    assert mentions_number_with("Founded in 2017. " + "x " * 30, "2017", {"organization"})
+    # a year dates what the text around it tells, however far, and a release is given by
+    # its docs' headings; a cell is of its column
+    assert said_anywhere("2017") and said_anywhere("3.40") and not said_anywhere("14")
     table = "| umask | 文件权限 |\n|---|---|\n| 0022 | -rw-r--r-- |\n| 0002 | -rw-rw-r-- |"
     assert mentions_number_with(table, "0002", {"umask"})
     assert not mentions_number_with(table, "0002", {"debhelp"})

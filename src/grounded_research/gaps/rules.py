@@ -30,6 +30,7 @@ from grounded_research.text.answers import (
     names_one_of,
     passage_names,
     phrase_as_written,
+    said_anywhere,
     says_word,
     subjects,
 )
@@ -263,17 +264,16 @@ def why_unanswered(
 
 def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidence]) -> list[str]:
     """The years, versions and figures the sub-question gives (`distinctive_numbers`)
-    that no selected passage, its title, headings or place says: a release ("SQLite
-    3.40", "sqlite 3.40", a number with a dot or one a name carries) anywhere, as its
-    docs' place or heading may give it; any other number beside a word the question
-    says it with (`mentions_number_with`)."""
+    that no selected passage, its title, headings or place says: a year or a release
+    ("sqlite 3.40", one a name carries) anywhere (`said_anywhere`), any other number
+    beside a word the question says it with (`mentions_number_with`)."""
     numbers = distinctive_numbers(sub_question.text)
     words = set(tokenize(sub_question.text)) - set(tokenize(" ".join(numbers)))
     released = set(tokenize(" ".join(key_phrases(sub_question.text))))
 
     def said(record: Evidence, number: str) -> bool:
         text = _in_place(state, record)
-        if number in released or "." in number:
+        if number in released or said_anywhere(number):
             return mentions_number(text, number)
         return mentions_number_with(text, number, words)
 

@@ -516,26 +516,34 @@ def mentions_number(text: str, number: str) -> bool:
     return _said_number(number).search(_NUMBERED_PART.sub(" ", text)) is not None
 
 
+NUMBER_REACH = 40  # characters either side of a number that may say what it is of
+
+
+def said_anywhere(number: str) -> bool:
+    """Whether a number a question gives may stand anywhere in the text that says it, not
+    only beside what it is of (`mentions_number_with`): a year dates what the text
+    around it tells, however far its words stand; a release written with a dot ("sqlite
+    3.40") is given by its docs' headings or place."""
+    return "." in number or _YEAR_ONLY.fullmatch(number) is not None
+
+
+_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
+
+
 def mentions_number_with(text: str, number: str, words: set[str]) -> bool:
     """Whether the text says the number (`mentions_number`) beside one of the words
     (search tokens) the question says it with, within `NUMBER_REACH` characters: the
     number a question gives is of something ("debhelper compat level 14"), and a 14 said
     of nothing the question names is another thing's ("14 Suggests: file", a line
-    number of a listing; "Chapter 17" for "PostgreSQL 17"). A year dates what the text
-    around it tells, however far its words stand; a table row's cell is of its column,
-    which the table's first row names ("| umask | file permission |" over "| 0002 |
-    -rw-rw-r-- |")."""
+    number of a listing; "Chapter 17" for "PostgreSQL 17"). A table row's cell is of its
+    column, which the table's first row names ("| umask | file permission |" over "|
+    0002 | -rw-rw-r-- |")."""
     text = _NUMBERED_PART.sub(" ", text)
-    if _YEAR_ONLY.fullmatch(number):
-        return mentions_number(text, number)
     for match in _said_number(number).finditer(text):
         around = text[max(0, match.start() - NUMBER_REACH) : match.end() + NUMBER_REACH]
         if words & set(tokenize(f"{_table_header(text, match.start())}\n{around}")):
             return True
     return False
-
-
-_YEAR_ONLY = re.compile(r"(?:19|20)\d\d")
 
 
 def _table_header(text: str, at: int) -> str:
@@ -548,10 +556,8 @@ def _table_header(text: str, at: int) -> str:
         if not text.startswith("|", above):
             break
         start = above
-    return text[start : text.find("\n", start) if "\n" in text[start:] else len(text)]
-
-
-NUMBER_REACH = 40  # characters either side of a number that may say what it is of
+    end = text.find("\n", start)
+    return text[start : end if end >= 0 else len(text)]
 
 
 def _said_number(number: str) -> re.Pattern[str]:
