@@ -69,7 +69,12 @@ def named_forms(title: str) -> Iterable[tuple[str, ...]]:
             yield said
 
 
-def names_whole(query: str, title: str) -> bool:
-    """Whether the query says every word of the title (case aside)."""
-    asked = {w.lower() for w in words(query)}
+def query_words(query: str) -> set[str]:
+    """The query's words in lower case, read once per search for `names_whole`."""
+    return {w.lower() for w in words(query)}
+
+
+def names_whole(asked: set[str], title: str) -> bool:
+    """Whether the query's words (`query_words`) hold every word of the title (case
+    aside)."""
     return {w.lower() for w in words(title)} <= asked

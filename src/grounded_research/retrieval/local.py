@@ -56,7 +56,13 @@ from grounded_research.retrieval.fields import (
     path_tokens,
     title_tokens,
 )
-from grounded_research.retrieval.links import LINK_FROM, LINKS_PER_SEARCH, TitleLinks, names_whole
+from grounded_research.retrieval.links import (
+    LINK_FROM,
+    LINKS_PER_SEARCH,
+    TitleLinks,
+    names_whole,
+    query_words,
+)
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.answers import title_name
 from grounded_research.text.chunking import chunk_text
@@ -723,15 +729,16 @@ class LocalCorpus:
         hit on a page the query names, to a page it does not name and that shares a word
         with it, not one already among the hits."""
         links = self._title_links()
+        asked = query_words(query)
         pages = {int(self._chunk_document[i]) for i in ranked}
         followed: list[int] = []
         for chunk_id in ranked[:LINK_FROM]:
             document = self._documents[int(self._chunk_document[chunk_id])]
-            if not names_whole(query, document.title):
+            if not names_whole(asked, document.title):
                 continue
             start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
             for page, named in links.named_in(self.text(document.sha256)[start:end]):
-                if page not in pages and not names_whole(query, named):
+                if page not in pages and not names_whole(asked, named):
                     pages.add(page)
                     followed.append(page)
         chunks: list[int] = []
