@@ -374,6 +374,22 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
 
 
+def test_a_date_or_version_in_inline_code_or_of_another_name_does_not_answer() -> None:
+    # an example's tag, a year in a generator's name, another product's licence version
+    introduced = Asked.of("Which Git version introduced the git switch command?")
+    assert not introduced.answered_by("`$ git switch -c new v2.6.13`", "How to check out")
+    assert introduced.answered_by("git switch was introduced in Git 2.23.", "Git 2.23 notes")
+    released = Asked.of("On what date was CMake 3.25 released?")
+    generator = "The `Visual Studio 11 2012` generator is now deprecated in CMake."
+    assert not released.answered_by(generator, "CMake 3.25 Release Notes")
+    assert released.answered_by("CMake 3.25 was released on 2022-11-16.", "CMake")
+    deprecated = Asked.of("In which OpenSSL version was SSL_set_retry_verify() deprecated?")
+    licence = "SSL_set_retry_verify() is licensed under the Apache License 2.0."
+    assert not deprecated.answered_by(licence, "COPYRIGHT")
+    said = "SSL_set_retry_verify() was deprecated in OpenSSL 3.2."
+    assert deprecated.answered_by(said, "HISTORY")
+
+
 def test_a_release_notes_item_answers_which_version_through_the_release_above_it() -> None:
     # the item tells the change, the label above it the release
     asked = Asked.of("Which SQLite version added RIGHT and FULL OUTER JOIN?")

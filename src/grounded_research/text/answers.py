@@ -169,6 +169,8 @@ _NUMBERED_RELEASE = re.compile(
     r"(?<![\w.])[vV]\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)",
     re.IGNORECASE,
 )
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+_RELEASE_TOKENS = frozenset(["version", "releas"])  # "Version 2.0.1" is a release's heading
 _RELEASE_WORD = r"(?:(?:version|release)\s+|v)?"  # between a name and its number: "Django v5"
 _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
     rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)(?:\s+{_RELEASE_WORD}|/)(\d+(?:\.\d+)*)(?![\w.]*\d)"
@@ -1230,7 +1232,7 @@ class Asked(NamedTuple):
         it says the thing or states a default ("greenlet>=1.0 is required" counts no
         threads; "the first parameter, which defaults to 255" is the count of a setting
         named otherwise)."""
-        stated = self._ungiven(sentence)
+        stated = self._own_values(self._ungiven(sentence))
         release = self.release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
             stated = f"{release}\n{stated}"
@@ -1356,6 +1358,26 @@ class Asked(NamedTuple):
             ):
                 return True
         return False
+
+    def _own_values(self, text: str) -> str:
+        """The text without the dates and versions that are not of what the question
+        asks: those in inline code, an example's or a name's ("`$ git switch -c new
+        v2.6.13`", "the `Visual Studio 11 2012` generator"), and, asked for a version of
+        something named, the number after another name ("Licensed under the Apache
+        License 2.0" gives no release of OpenSSL)."""
+        if self.kind not in ("date", "version", "comparison") or self.answered_in_code:
+            return text
+        text = _INLINE_CODE.sub(" ", text)
+        if self.kind != "version" or not self.names:
+            return text
+
+        def of_another(match: re.Match[str]) -> str:
+            named = set(tokenize(match.group(1)))
+            if named & self.names or named & _RELEASE_TOKENS:
+                return match.group(0)  # "OpenSSL 3.0.2", "Version 2.0.1"
+            return match.group(1)
+
+        return _KEY_PHRASE.sub(of_another, text)
 
     def _ungiven(self, text: str) -> str:
         """The text without the numbers the question gives (`given`): those are not the
