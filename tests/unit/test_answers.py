@@ -194,6 +194,13 @@ def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, menti
     assert mentions_phrase(text, phrase) is mentioned
 
 
+def test_a_month_or_a_weekday_names_no_subject() -> None:
+    # "always on a weekday" answers it: no passage need name Saturday or Sunday
+    weekend = "Can a Requests security release be published on a Saturday or Sunday?"
+    assert subjects(weekend) == [({"requests"}, [])]
+    assert subjects("What did Requests change in October?") == [({"requests"}, [])]
+
+
 def test_subjects_are_split_where_the_question_joins_them() -> None:
     assert subjects("Does SQLite support MERGE?") == [({"sqlite", "merge"}, [])]
     assert subjects("Were Scott Derrickson and Ed Wood of the same nationality?") == [

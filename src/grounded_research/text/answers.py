@@ -595,6 +595,7 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     groups: list[tuple[set[str], list[str]]] = []
     for part in _GROUP_BREAK.split(question):
         names = named_terms(part) | identifiers(part) | latin_terms(part)
+        names = {n for n in names if not _CALENDAR_WORD.fullmatch(n)}
         phrases = key_phrases(part)
         if names or phrases:
             groups.append((names, phrases))
@@ -618,6 +619,12 @@ def latin_terms(question: str) -> set[str]:
     }
 
 
+# A month's or a weekday's name is written with a capital, yet names no subject: "Can a
+# release come out on a Saturday or Sunday?" is answered by "always on a weekday".
+_CALENDAR_WORD = re.compile(
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+)
 _LATIN_TERM = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*(?![\w/])")
 _GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])\s*[（(][A-Za-z][^（）()]*[）)]")
 _LATIN_RELEASE = re.compile(
