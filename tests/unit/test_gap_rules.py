@@ -397,6 +397,23 @@ def test_a_sentence_under_another_release_does_not_answer() -> None:
     assert "unanswered" not in kinds(gaps_of(state))
 
 
+def test_the_notes_of_a_point_release_name_the_series_a_question_asks_within() -> None:
+    """ "Which Django 3.2 release fixed …" is answered in "Django 3.2.4 release notes",
+    which the other release in its title would otherwise make about 3.2.4, not 3.2."""
+    question = "Which Django 3.2 release fixed the system check crash on an abstract model?"
+    fixed = "Fixed a bug in Django 3.2 where a system check would crash on an abstract model."
+    state = state_with([("notes", fixed, None)])
+    titled(state, notes="Django 3.2.4 release notes")
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert not any("names" in detail for detail in unanswered_details(state))
+    titled(state, notes="Django 1.8.4 release notes")  # another series: not 3.2's
+    assert any("names Django 3.2" in detail for detail in unanswered_details(state))
+
+
+def unanswered_details(state: State) -> list[str]:
+    return [g.detail for g in gaps_of(state) if g.kind == "unanswered"]
+
+
 def test_the_thing_asked_about_is_looked_for_in_everything_found() -> None:
     """ "What warranty …": when nothing the searches found says warranty, the corpus has
     none; a passage that does, left out of the evidence, is enough to look on."""

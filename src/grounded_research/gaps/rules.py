@@ -291,8 +291,10 @@ def unnamed_subjects(
     question's entities lie on several pages."""
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True, shelves=state.shelves)
-    # Asked what holds in a release, not when it came: its point releases' docs are of it.
-    series = asked_kind(sub_question.text) not in ("date", "version", "comparison")
+    # Asked what holds in a release, not when it came, or which release of a series ("Which
+    # Django 3.2 release fixed …"): its point releases' docs are of it.
+    asked = Asked.of(sub_question.text)
+    series = asked.kind not in ("date", "version", "comparison") or asked.series is not None
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
