@@ -194,6 +194,16 @@ def test_a_phrase_is_named_with_exactly_its_number(text: str, phrase: str, menti
     assert mentions_phrase(text, phrase) is mentioned
 
 
+def test_a_question_whether_one_thing_came_before_another_compares_two_subjects() -> None:
+    # each side is named on a page of its own, as in "Which came first, A or B?"
+    question = "Did SQLite get RETURNING before PostgreSQL got MERGE?"
+    assert asked_kind(question) == "comparison"
+    assert subjects(question) == [({"sqlite", "returning"}, []), ({"postgresql", "merge"}, [])]
+    # not asked what came first: the words before "before" and after it are one subject
+    steps = "Which packages does Debian say to remove before upgrading to Bookworm?"
+    assert subjects(steps) == [({"debian", "bookworm"}, [])]
+
+
 def test_a_month_or_a_weekday_names_no_subject() -> None:
     # "always on a weekday" answers it: no passage need name Saturday or Sunday
     weekend = "Can a Requests security release be published on a Saturday or Sunday?"

@@ -578,6 +578,11 @@ def _said_number(number: str) -> re.Pattern[str]:
 
 
 _GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
+# A comparison's two sides are also joined by what orders them: "Did SQLite get RETURNING
+# before PostgreSQL got MERGE?" asks of two subjects, each named on a page of its own.
+_COMPARED_BREAK = re.compile(
+    rf"{_GROUP_BREAK.pattern}|\s*\b(?:before|after|earlier\s+than|later\s+than)\b\s*", re.I
+)
 _KIND_WORDS = {
     "date": "a date",
     "version": "a version",
@@ -593,7 +598,8 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     numbers as phrases. "Does SQLite support MERGE?" has one subject, both names
     together; "Were A and B born in the same city?" has two."""
     groups: list[tuple[set[str], list[str]]] = []
-    for part in _GROUP_BREAK.split(question):
+    breaks = _COMPARED_BREAK if COMPARISON.search(question) else _GROUP_BREAK
+    for part in breaks.split(question):
         names = named_terms(part) | identifiers(part) | latin_terms(part)
         names = {n for n in names if not _CALENDAR_WORD.fullmatch(n)}
         phrases = key_phrases(part)

@@ -88,6 +88,8 @@ COMPARISON = re.compile(
     # "Did A or B come out earlier?", "Did CMake get A before or after B?"
     rf"^\W*(?:did|was|were|is|are|does|do)\b[^?]*\bor\b[^?]*\b(?:{_ORDER})\b|"
     r"\bbefore\s+or\s+after\b|"
+    # "Did A arrive in Requests before B, or the other way around?": what came first
+    r"^\W*(?:did|was|were|had)\b[^?]*\b(?:before|after|earlier\s+than|later\s+than)\b|"
     r"哪个(?:先|早|更早|更晚|在前)|谁(?:先|更早)|先于|早于|晚于|先出现|更早|更晚|"
     r"先\w{0,6}哪(?:一)?个",
     re.IGNORECASE,
