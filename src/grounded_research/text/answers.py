@@ -594,9 +594,10 @@ _KIND_WORDS = {
 
 def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     """What a passage must name to be about the question: per subject the question
-    joins with "and", "or" or a comma, its names (lower case) and its names with
-    numbers as phrases. "Does SQLite support MERGE?" has one subject, both names
-    together; "Were A and B born in the same city?" has two."""
+    joins with "and", "or" or a comma (a comparison's "before" or "after" too), its
+    names (lower case; not a month's or a weekday's) and its names with numbers as
+    phrases. "Does SQLite support MERGE?" has one subject, both names together; "Were A
+    and B born in the same city?" has two."""
     groups: list[tuple[set[str], list[str]]] = []
     breaks = _COMPARED_BREAK if COMPARISON.search(question) else _GROUP_BREAK
     for part in breaks.split(question):
