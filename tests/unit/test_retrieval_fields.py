@@ -303,6 +303,11 @@ def test_which_version_finds_the_release_that_lists_the_change(
             "# Reference\n\nThe server waits for a client until its timeout of 300 seconds has "
             "passed.\n",
         ),
+        (  # asked in the dimension otherwise: "how much time"
+            "How much time does the runner give test discovery?",
+            "# Runner\n\nThe runner prints each test that discovery finds.\n",
+            "# Discovery timeout\n\nThe discovery of tests times out after 5 seconds.\n",
+        ),
     ],
 )
 def test_the_word_after_how_searches_for_its_dimension_not_itself(

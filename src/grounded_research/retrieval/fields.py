@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from grounded_research.retrieval import bm25f
-from grounded_research.text.answers import identifiers, mentions_identifier
+from grounded_research.text.answers import asked_dimension, identifiers, mentions_identifier
 from grounded_research.text.facets import in_release_words
 from grounded_research.text.facts import without_possessive
 from grounded_research.text.tokenize import STOPWORDS, option_names, tokenize
@@ -90,6 +90,9 @@ DIMENSIONS = {
     "many": ("number",),
 }
 _HOW = re.compile(r"\bhow\s+(\w+)", re.IGNORECASE)
+# ... and a question asking in a dimension otherwise ("how much time does it give", "how
+# many megabytes", "多久", `asked_dimension`) has the dimension's names searched too.
+DIMENSION_NAMES = {"size": ("maximum", "size"), "time": ("time", "timeout")}
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
@@ -267,6 +270,8 @@ def query_scores(index: bm25f.Index, query: str, folder_of: np.ndarray | None = 
             weight = terms.pop(dimension, SYNONYM_WEIGHT)
             for name in DIMENSIONS[dimension]:
                 terms[name] = max(terms.get(name, 0.0), weight)
+    for name in DIMENSION_NAMES.get(asked_dimension(query), ()):
+        terms.setdefault(name, SYNONYM_WEIGHT)
     for word, written in SYNONYMS.items():
         for also in written if word in terms else ():
             terms.setdefault(also, SYNONYM_WEIGHT * terms[word])

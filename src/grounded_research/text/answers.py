@@ -971,7 +971,7 @@ _DIMENSIONS = {
     "time": (
         re.compile(
             r"\bhow\s+many\s+(?:milliseconds|ms|seconds|minutes|hours|days|weeks|months|"
-            r"years)\b|\b(?:for|after)\s+how\s+long\b|"
+            r"years)\b|\b(?:for|after)\s+how\s+long\b|\bhow\s+much\s+time\b|"
             r"\bhow\s+long\s+(?:does|do|did|will|would|can|may|must|should)\b|"
             r"多少\s*(?:毫秒|秒|分钟|小时|天|周|个?月|年)|多久",
             re.IGNORECASE,
@@ -983,6 +983,14 @@ _DIMENSIONS = {
         ),
     ),
 }
+
+
+def asked_dimension(question: str) -> str:
+    """The dimension a question asks its quantity in, "size" or "time" ("how many
+    megabytes", "how much time does it give"), or ""."""
+    return next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), "")
+
+
 _MEASURED = re.compile(
     rf"{_AMOUNT}(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
@@ -1189,7 +1197,7 @@ class Asked(NamedTuple):
             asked_events(question, kind),
             _asked_event(question, kind),
             frozenset(tokenize(" ".join(named_terms(question)))),
-            next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), ""),
+            asked_dimension(question),
             featured_word(question) if kind != "comparison" else "",
             kind == "date" and _WHEN_CHANGED.match(question_clause(question)) is not None,
             _asked_series(question) if kind == "version" else None,
