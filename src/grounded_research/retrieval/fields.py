@@ -69,10 +69,12 @@ FOLDER_OTHERS_SHARE = 0.1
 # "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
 # "a large database" what a page of limits gives as its "maximum size". The other
 # words count SYNONYM_WEIGHT of the question's.
+# The names documentation gives a size and a time under.
+DIMENSION_NAMES = {"size": ("maximum", "size"), "time": ("time", "timeout")}
 SYNONYMS = {
     "version": ("releas",),
-    "big": ("maximum", "size"),
-    "larg": ("maximum", "size"),
+    "big": DIMENSION_NAMES["size"],
+    "larg": DIMENSION_NAMES["size"],
     "largest": ("maximum",),
     "biggest": ("maximum",),
 }
@@ -80,19 +82,18 @@ SYNONYM_WEIGHT = 0.5
 # "How big can a database get?", "how long does it wait?": the word after "how" says in
 # which dimension the answer is, and documentation gives it under that dimension's name
 # ("Maximum Database Size", "timeout"), where the word itself is another's ("big-endian",
-# "long lines"). Asked so, the word's weight goes to those names.
+# "long lines"). Asked so, the word's weight goes to those names. A question asking in a
+# size or a time otherwise ("how much time does it give", "how many megabytes", "多久":
+# `asked_dimension`) has the dimension's names searched too, at SYNONYM_WEIGHT.
 DIMENSIONS = {
-    "big": ("maximum", "size"),
-    "larg": ("maximum", "size"),
-    "long": ("time", "timeout"),
+    "big": DIMENSION_NAMES["size"],
+    "larg": DIMENSION_NAMES["size"],
+    "long": DIMENSION_NAMES["time"],
     "often": ("interval", "frequency"),
     "deep": ("depth",),
     "many": ("number",),
 }
 _HOW = re.compile(r"\bhow\s+(\w+)", re.IGNORECASE)
-# ... and a question asking in a dimension otherwise ("how much time does it give", "how
-# many megabytes", "多久", `asked_dimension`) has the dimension's names searched too.
-DIMENSION_NAMES = {"size": ("maximum", "size"), "time": ("time", "timeout")}
 
 # "E.21.3.1. Server", "9.21. Aggregate Functions", "Chapter 23. Managing Databases":
 # section numbers say where a page sits, not what it is about, and would match the
