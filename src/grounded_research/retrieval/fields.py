@@ -65,12 +65,12 @@ FOLDER_MIN_DOCUMENTS = 20
 FOLDER_SHARE = 0.9
 FOLDER_OTHERS_SHARE = 0.1
 
+# The names documentation gives a size and a time under.
+DIMENSION_NAMES = {"size": ("maximum", "size"), "time": ("time", "timeout")}
 # A word of a question and the words documentation writes for it, as search tokens:
 # "which version added RIGHT JOIN" asks what a changelog lists under "Release 3.39.0";
 # "a large database" what a page of limits gives as its "maximum size". The other
 # words count SYNONYM_WEIGHT of the question's.
-# The names documentation gives a size and a time under.
-DIMENSION_NAMES = {"size": ("maximum", "size"), "time": ("time", "timeout")}
 SYNONYMS = {
     "version": ("releas",),
     "big": DIMENSION_NAMES["size"],

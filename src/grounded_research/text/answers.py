@@ -158,8 +158,10 @@ _NUMBER_HOLDER = re.compile(  # not digits a name ends with ("FAT32", "sha256", 
     r"字符|字节|条|项|种|倍|行|列|级|台|名)",
     re.IGNORECASE,
 )
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _CODE = re.compile(
-    r"`[^`\n]+`|\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
+    rf"{_INLINE_CODE.pattern}|"
+    r"\b[A-Z]{3,}\b|\b\w+\(\)|(?<!\w)--?[A-Za-z][\w-]*|\b[a-z]+(?:_[a-z0-9]+)+\b|"
     r"\b\w+(?:\.\w+)+\b"
 )
 # A release's number, which counts nothing: after "version" or "release" ("New in version
@@ -169,7 +171,6 @@ _NUMBERED_RELEASE = re.compile(
     r"(?<![\w.])[vV]\d+(?:\.\d+)+|(?<![\w.])\d+\.\d+\.\d+(?:\.\d+)*(?![\w.]*\d)",
     re.IGNORECASE,
 )
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
 _RELEASE_TOKENS = frozenset(["version", "releas"])  # "Version 2.0.1" is a release's heading
 _RELEASE_WORD = r"(?:(?:version|release)\s+|v)?"  # between a name and its number: "Django v5"
 _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
