@@ -22,6 +22,7 @@ from grounded_research.evaluation.metrics import (
     abstained,
     aggregate,
     answer_recall,
+    any_found,
     check_citations,
     fact_recall,
     gold_source_recall,
@@ -99,6 +100,20 @@ def test_gold_recall_drops_stage_by_stage() -> None:
     run = result([a, b, c], selected=["e1", "e3"], cited=[a])
     recall = gold_source_recall(question(gold_sources=["a.md", "b.md"]), run)
     assert recall == StageRecall(retrieved=1.0, selected=0.5, report=0.5)
+
+
+def test_a_gold_source_found_is_one_where_any_gold_source_is() -> None:
+    """A documentation question's gold sources are alternatives: one page answers it."""
+    a = evidence("e1", "a.md", "alpha")
+    b = evidence("e2", "b.md", "beta")
+    run = result([a, b], selected=["e1"], cited=[])
+    asked = question(gold_sources=["a.md", "b.md", "c.md"])
+    hit = score(asked, run, 1.0).gold_hit
+    assert hit == StageRecall(retrieved=1.0, selected=1.0, report=0.0)
+    assert any_found(None) is None
+    summary = aggregate([score(asked, run, 1.0), score_failure(asked, seconds=1.0)])
+    assert summary.gold_hit == StageRecall(retrieved=0.5, selected=0.5, report=0.0)
+    assert metric_values(summary)["gold_hit.selected"] == 0.5
 
 
 def test_gold_recall_is_undefined_without_gold_sources() -> None:

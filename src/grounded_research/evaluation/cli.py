@@ -149,6 +149,7 @@ def stage_table(summary: Aggregate) -> Table:
         table.add_column(stage, justify="right")
     rows: list[tuple[str, StageRecall | None, int]] = [
         ("gold-source recall", summary.gold_recall, summary.gold_questions),
+        ("a gold source found", summary.gold_hit, summary.gold_questions),
         ("answer recall", summary.answer_recall, summary.answer_questions),
         ("fact recall", summary.fact_recall, summary.fact_questions),
     ]

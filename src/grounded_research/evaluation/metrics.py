@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # `eval --help` reads METRIC_NAMES without loading the graph
 
 Stage = Literal["retrieved", "selected", "report"]
 STAGES: tuple[Stage, ...] = ("retrieved", "selected", "report")
-RECALLS = ("gold_recall", "answer_recall", "fact_recall")
+RECALLS = ("gold_recall", "gold_hit", "answer_recall", "fact_recall")
 METRIC_NAMES = (
     "completed",
     *(f"{recall}.{stage}" for recall in RECALLS for stage in STAGES),
@@ -75,6 +75,11 @@ class QuestionMetrics(BaseModel):
     completed: bool = True
     unanswerable: bool = False
     gold_recall: StageRecall | None = None
+    gold_hit: StageRecall | None = Field(
+        default=None,
+        description="1 at a stage when it holds any gold source: the gold sources of a "
+        "documentation question are every page that gives its answer, and one suffices.",
+    )
     answer_recall: StageRecall | None = None
     fact_recall: StageRecall | None = None
     citations: CitationCheck = Field(default_factory=CitationCheck)
@@ -110,9 +115,11 @@ class StageTexts:
 def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> QuestionMetrics:
     """Every per-question metric of one finished run."""
     texts = stage_texts(result)
+    gold = gold_source_recall(question, result)
     return QuestionMetrics(
         unanswerable=question.unanswerable,
-        gold_recall=gold_source_recall(question, result),
+        gold_recall=gold,
+        gold_hit=any_found(gold),
         answer_recall=answer_recall(question, texts),
         fact_recall=fact_recall(question, texts),
         citations=check_citations(result),
@@ -139,6 +146,7 @@ def score_failure(question: EvalQuestion, seconds: float) -> QuestionMetrics:
         completed=False,
         unanswerable=question.unanswerable,
         gold_recall=zero if question.gold_sources else None,
+        gold_hit=zero if question.gold_sources else None,
         answer_recall=zero if question.answers else None,
         fact_recall=zero if question.facts else None,
         cost=Cost(seconds=round(seconds, 3)),
@@ -191,6 +199,13 @@ def gold_source_recall(question: EvalQuestion, result: ResearchResult) -> StageR
         selected=share(result.selected_evidence()),
         report=len(gold & cited) / len(gold),
     )
+
+
+def any_found(recall: StageRecall | None) -> StageRecall | None:
+    """1 at each stage where the recall found anything, else 0."""
+    if recall is None:
+        return None
+    return StageRecall(**{stage: float(recall.at(stage) > 0) for stage in STAGES})
 
 
 def answer_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None:
@@ -293,6 +308,9 @@ class Aggregate(BaseModel):
     failed: int
     gold_recall: StageRecall | None = None
     gold_questions: int = 0
+    gold_hit: StageRecall | None = Field(
+        default=None, description="Questions with a gold source at each stage (of gold_questions)."
+    )
     answer_recall: StageRecall | None = None
     answer_questions: int = 0
     fact_recall: StageRecall | None = None
@@ -333,6 +351,7 @@ def aggregate(metrics: Sequence[QuestionMetrics]) -> Aggregate:
     unanswerable = [m for m in metrics if m.unanswerable]
     answerable = [m for m in completed if not m.unanswerable]
     gold = [m.gold_recall for m in metrics if m.gold_recall is not None]
+    hits = [m.gold_hit for m in metrics if m.gold_hit is not None]
     answers = [m.answer_recall for m in metrics if m.answer_recall is not None]
     facts = [m.fact_recall for m in metrics if m.fact_recall is not None]
     return Aggregate(
@@ -341,6 +360,7 @@ def aggregate(metrics: Sequence[QuestionMetrics]) -> Aggregate:
         failed=len(metrics) - len(completed),
         gold_recall=_mean_recall(gold),
         gold_questions=len(gold),
+        gold_hit=_mean_recall(hits),
         answer_recall=_mean_recall(answers),
         answer_questions=len(answers),
         fact_recall=_mean_recall(facts),
