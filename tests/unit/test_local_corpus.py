@@ -350,3 +350,27 @@ def test_a_link_is_a_title_of_two_words_few_pages_share_that_shares_a_query_word
     assert "Lewis" not in titles  # one word: no link
     assert "Release Notes" not in titles  # four pages share it, and no query word
     assert "Cecil Lewis" not in [h.title for h in corpus.search_sync("Ernest Foot gun", 5)]
+
+
+def test_a_page_the_query_names_by_its_title_is_found_though_its_words_score_nothing(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """ "The Thing of It Is..." is all stop words: no score finds its page, the title
+    the question writes does."""
+    path = write(
+        tmp_path,
+        "wiki.jsonl",
+        _pages(
+            ("The Thing of It Is", "A 1967 novel by William Goldman."),
+            ("A Thing of Beauty", "A novel whose author is A. J. Cronin."),
+            ("Creacionismo", "A movement whose author and nationality were Chilean."),
+        ),
+    )
+    corpus = open_corpus(str(path), cache_dir, 600)
+    question = "The author of The Thing of It Is... is what Nationality?"
+    titles = [hit.title for hit in corpus.search_sync(question, 1)]
+    assert titles[1:] == ["The Thing of It Is"]  # after the hit the search ranked
+    # written otherwise than its title, the page is not named
+    assert "The Thing of It Is" not in [
+        h.title for h in corpus.search_sync("the author of the thing of it is", 1)
+    ]

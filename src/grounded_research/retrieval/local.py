@@ -725,12 +725,16 @@ class LocalCorpus:
         return hits
 
     def _linked(self, ranked: list[int], scores: np.ndarray, query: str) -> list[int]:
-        """The best chunk of each page the best hits name by its title (`links`): from a
-        hit on a page the query names, to a page it does not name and that shares a word
-        with it, not one already among the hits."""
+        """The best chunk of each page the query names by its title and the best hits
+        do not hold ("The author of The Thing of It Is..." names a page whose title is
+        all stop words, which no score finds), then of each page the best hits name
+        (`links`): from a hit on a page the query names, to a page it does not name and
+        that shares a word with it, not one already among the hits."""
         links = self._title_links()
         asked = query_words(query)
         pages = {int(self._chunk_document[i]) for i in ranked}
+        named_by_query = [page for page, _ in links.named_in(query) if page not in pages]
+        pages.update(named_by_query)
         followed: list[int] = []
         for chunk_id in ranked[:LINK_FROM]:
             document = self._documents[int(self._chunk_document[chunk_id])]
@@ -742,9 +746,9 @@ class LocalCorpus:
                     pages.add(page)
                     followed.append(page)
         chunks: list[int] = []
-        for page in followed[:LINKS_PER_SEARCH]:
+        for page in [*named_by_query, *followed][:LINKS_PER_SEARCH]:
             ids = np.flatnonzero(self._chunk_document == page)
-            if ids.size and scores[ids].max() > 0:
+            if ids.size and (scores[ids].max() > 0 or page in named_by_query):
                 chunks.append(int(ids[np.argmax(scores[ids])]))
         return chunks
 
