@@ -785,6 +785,21 @@ def test_a_page_of_a_manual_names_the_release_its_collection_names() -> None:
     assert not names_subject(text, ({"apache"}, ["Apache 2.2"]), "Apache Module", place)
 
 
+def test_a_page_of_docs_titled_by_their_release_names_it_when_asked_what_holds_in_it() -> None:
+    """Every page of "Click Documentation (8.1.x)" documents Click 8.1, none says so;
+    asked when 8.1 came (no series), the collection says nothing of its date."""
+    subject = ({"click"}, ["Click 8.1"])
+    place = "python-click-doc/html/api.html\nClick Documentation (8.1.x)"
+    text = "Use shutil.get_terminal_size() instead."
+    assert names_subject(text, subject, "API", place, series=True)
+    assert not names_subject(text, subject, "API", place)
+    assert not names_subject(text, ({"click"}, ["Click 8.2"]), "API", place, series=True)
+    assert not names_subject(text, ({"flask"}, ["Flask 8.1"]), "API", place, series=True)
+    cmake = "cmake-doc/html/variable/X.html\nCMake 3.25.1 Documentation"
+    assert names_subject(text, ({"cmake"}, ["CMake 3.25"]), "X", cmake, series=True)
+    assert not names_subject(text, ({"cmake"}, ["CMake 3.24"]), "X", cmake, series=True)
+
+
 def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert distinctive_numbers("Who was elected in 2024, of the top 5?") == ["2024"]
     assert distinctive_numbers("What is the nickname of Ubuntu 22.04?") == ["22.04"]

@@ -700,7 +700,8 @@ def names_subject(
     about that one, whatever it mentions in passing ("… will be removed in Python 3.13"
     in What's New In Python 3.11). `series`: a point release of it names it too (asked
     what holds in SQLite 3.40, not when it came, the docs of "Version 3.40.1" are of
-    it)."""
+    it), and so does every page of docs whose collection is titled by that release or
+    series ("Click Documentation (8.1.x)": `collection_of_release`)."""
     names, phrases = subject
     framed = unaccented(unescaped(f"{title}\n{text}"))
     lowered = f"{framed}\n{place}".lower()
@@ -722,6 +723,8 @@ def names_subject(
 
         if said(title) or (said(text) and not (about and names_other_release(title, [phrase]))):
             continue
+        if series and collection_of_release(collection, name, number):
+            continue
         headings = (path[-1] for _, path in heading_lines(text, heading_paths(text)))
         headed = "\n".join([title, collection, *headings])
         point = r"(?:\.\d+)*" if series else ""
@@ -735,6 +738,18 @@ def names_subject(
         ):
             return False
     return True
+
+
+def collection_of_release(collection: str, name: list[str], number: str) -> bool:
+    """Whether a collection's title says it documents that release or series of the
+    name: "CMake 3.25.1 Documentation" is CMake 3.25.1's and of the 3.25 series,
+    "Click Documentation (8.1.x)" the 8.1 series'. Every page of it is, though none
+    says so: asked what holds in Click 8.1, not when it came."""
+    phrase = " ".join([*name, number])
+    if mentions_phrase(collection, phrase) or mentions_point_release(collection, phrase):
+        return True
+    opens = title_name(collection).lower() == " ".join(name).lower()
+    return opens and re.search(rf"(?<![\w.]){re.escape(number)}\.x\b", collection) is not None
 
 
 def named_in_location(names: set[str], location: str) -> set[str]:
