@@ -362,6 +362,7 @@ def test_a_page_the_query_names_by_its_title_is_found_though_its_words_score_not
         "wiki.jsonl",
         _pages(
             ("The Thing of It Is", "A 1967 novel by William Goldman."),
+            ("William Goldman", "William Goldman was an American novelist."),
             ("A Thing of Beauty", "A novel whose author is A. J. Cronin."),
             ("Creacionismo", "A movement whose author and nationality were Chilean."),
         ),
@@ -369,7 +370,9 @@ def test_a_page_the_query_names_by_its_title_is_found_though_its_words_score_not
     corpus = open_corpus(str(path), cache_dir, 600)
     question = "The author of The Thing of It Is... is what Nationality?"
     titles = [hit.title for hit in corpus.search_sync(question, 1)]
-    assert titles[1:] == ["The Thing of It Is"]  # after the hit the search ranked
+    # after the hit the search ranked; then the page it names, which shares no word
+    # with the question: the second hop
+    assert titles[1:] == ["The Thing of It Is", "William Goldman"]
     # written otherwise than its title, the page is not named
     assert "The Thing of It Is" not in [
         h.title for h in corpus.search_sync("the author of the thing of it is", 1)

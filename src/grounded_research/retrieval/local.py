@@ -729,26 +729,32 @@ class LocalCorpus:
         do not hold ("The author of The Thing of It Is..." names a page whose title is
         all stop words, which no score finds), then of each page the best hits name
         (`links`): from a hit on a page the query names, to a page it does not name and
-        that shares a word with it, not one already among the hits."""
+        that shares a word with it, not one already among the hits. From a page the
+        query names and no hit held, a page is followed though it shares no word: the
+        novel's page names its author, whose page says nothing of "author"."""
         links = self._title_links()
         asked = query_words(query)
         pages = {int(self._chunk_document[i]) for i in ranked}
-        named_by_query = [page for page, _ in links.named_in(query) if page not in pages]
-        pages.update(named_by_query)
-        followed: list[int] = []
-        for chunk_id in ranked[:LINK_FROM]:
+        named: list[int] = []  # the best chunk of each page the query names, not among them
+        for page, _ in links.named_in(query):
+            ids = np.flatnonzero(self._chunk_document == page)
+            if page not in pages and ids.size and len(named) < LINKS_PER_SEARCH:
+                pages.add(page)
+                named.append(int(ids[np.argmax(scores[ids])]))
+        followed: list[tuple[int, bool]] = []  # a page, and whether a named page names it
+        for chunk_id in [*ranked[:LINK_FROM], *named]:
             document = self._documents[int(self._chunk_document[chunk_id])]
             if not names_whole(asked, document.title):
                 continue
             start, end, _ = document.chunks[int(self._chunk_index[chunk_id])]
-            for page, named in links.named_in(self.text(document.sha256)[start:end]):
-                if page not in pages and not names_whole(asked, named):
+            for page, title in links.named_in(self.text(document.sha256)[start:end]):
+                if page not in pages and not names_whole(asked, title):
                     pages.add(page)
-                    followed.append(page)
-        chunks: list[int] = []
-        for page in [*named_by_query, *followed][:LINKS_PER_SEARCH]:
+                    followed.append((page, chunk_id in named))
+        chunks = list(named)
+        for page, from_named in followed[: LINKS_PER_SEARCH - len(named)]:
             ids = np.flatnonzero(self._chunk_document == page)
-            if ids.size and (scores[ids].max() > 0 or page in named_by_query):
+            if ids.size and (scores[ids].max() > 0 or from_named):
                 chunks.append(int(ids[np.argmax(scores[ids])]))
         return chunks
 
