@@ -300,6 +300,11 @@ def test_what_the_index_holds_changes_only_with_its_version() -> None:
     )
 
 
+def _wiki(tmp_path: Path, cache_dir: str, *pages: tuple[str, str]) -> LocalCorpus:
+    """A corpus of one .jsonl file of titled pages."""
+    return open_corpus(str(write(tmp_path, "wiki.jsonl", _pages(*pages))), cache_dir, 600)
+
+
 def _pages(*pages: tuple[str, str]) -> str:
     return "".join(
         json.dumps({"id": title.lower().replace(" ", "-"), "title": title, "text": text}) + "\n"
@@ -311,17 +316,14 @@ def test_a_page_the_best_hit_names_by_its_title_is_followed(tmp_path: Path, cach
     """The second hop: Ernest Foot's page names Albert Ball, whose page holds the answer
     but ranks below other pilots' pages on the question's words."""
     pilots = [(f"Pilot {n}", f"Pilot {n} was a fighter pilot with victories.") for n in "ABCD"]
-    path = write(
+    corpus = _wiki(
         tmp_path,
-        "wiki.jsonl",
-        _pages(
-            ("Ernest Foot", "Ernest Foot was a flying ace. He was the best friend of Albert Ball."),
-            ("Albert Ball", "Albert Ball was an English pilot with 44 victories."),
-            ("Cecil Lewis", "Cecil Lewis was an English writer."),
-            *pilots,
-        ),
+        cache_dir,
+        ("Ernest Foot", "Ernest Foot was a flying ace. He was the best friend of Albert Ball."),
+        ("Albert Ball", "Albert Ball was an English pilot with 44 victories."),
+        ("Cecil Lewis", "Cecil Lewis was an English writer."),
+        *pilots,
     )
-    corpus = open_corpus(str(path), cache_dir, 600)
     question = "Ernest Foot was the best friend of the fighter pilot who had how many victories?"
     hits = [hit.title for hit in corpus.search_sync(question, 3)]
     assert hits[0] == "Ernest Foot"
@@ -334,17 +336,14 @@ def test_a_link_is_a_title_of_two_words_few_pages_share_that_shares_a_query_word
     tmp_path: Path, cache_dir: str
 ) -> None:
     manuals = [("Release Notes", f"Notes of release {n}: fixes to the parser.") for n in range(4)]
-    path = write(
+    corpus = _wiki(
         tmp_path,
-        "wiki.jsonl",
-        _pages(
-            ("Ernest Foot", "Ernest Foot read the Release Notes and met Cecil Lewis and Lewis."),
-            ("Cecil Lewis", "Cecil Lewis was an English writer."),
-            ("Lewis", "Lewis is a surname; the Lewis gun was a machine gun."),
-            *manuals,
-        ),
+        cache_dir,
+        ("Ernest Foot", "Ernest Foot read the Release Notes and met Cecil Lewis and Lewis."),
+        ("Cecil Lewis", "Cecil Lewis was an English writer."),
+        ("Lewis", "Lewis is a surname; the Lewis gun was a machine gun."),
+        *manuals,
     )
-    corpus = open_corpus(str(path), cache_dir, 600)
     titles = [hit.title for hit in corpus.search_sync("Ernest Foot read writer", 1)]
     assert titles == ["Ernest Foot", "Cecil Lewis"]  # two words, one page, shares "writer"
     assert "Lewis" not in titles  # one word: no link
@@ -356,18 +355,15 @@ def test_a_page_the_query_names_by_its_title_is_found_though_its_words_score_not
     tmp_path: Path, cache_dir: str
 ) -> None:
     """ "The Thing of It Is..." is all stop words: no score finds its page, the title
-    the question writes does."""
-    path = write(
+    the question writes does; the pages it names are followed as from a hit."""
+    corpus = _wiki(
         tmp_path,
-        "wiki.jsonl",
-        _pages(
-            ("The Thing of It Is", "A 1967 novel by William Goldman."),
-            ("William Goldman", "William Goldman was an American novelist."),
-            ("A Thing of Beauty", "A novel whose author is A. J. Cronin."),
-            ("Creacionismo", "A movement whose author and nationality were Chilean."),
-        ),
+        cache_dir,
+        ("The Thing of It Is", "A 1967 novel by William Goldman."),
+        ("William Goldman", "William Goldman was an American novelist."),
+        ("A Thing of Beauty", "A novel whose author is A. J. Cronin."),
+        ("Creacionismo", "A movement whose author and nationality were Chilean."),
     )
-    corpus = open_corpus(str(path), cache_dir, 600)
     question = "The author of The Thing of It Is... is what Nationality?"
     titles = [hit.title for hit in corpus.search_sync(question, 1)]
     # after the hit the search ranked; then the page it names, which shares no word
