@@ -22,6 +22,7 @@ from grounded_research.text.chunking import (
     sentences,
     with_rows_read,
 )
+from grounded_research.text.dates import MONTHS, WEEKDAYS
 from grounded_research.text.facets import (
     COMPARISON,
     DATE_ASKED_WITH,
@@ -629,10 +630,7 @@ def latin_terms(question: str) -> set[str]:
 
 # A month's or a weekday's name is written with a capital, yet names no subject: "Can a
 # release come out on a Saturday or Sunday?" is answered by "always on a weekday".
-_CALENDAR_WORD = re.compile(
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-)
+_CALENDAR_WORD = re.compile(f"(?:{'|'.join((*MONTHS, *WEEKDAYS))})")
 _LATIN_TERM = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*(?![\w/])")
 _GLOSS = re.compile(r"(?<=[\u4e00-\u9fff])\s*[（(][A-Za-z][^（）()]*[）)]")
 _LATIN_RELEASE = re.compile(

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
+# The names of the months and the weekdays, declared once.
+MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
 _ISO = re.compile(r"(\d{4})-(\d{2})(?:-(\d{2}))?")
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
-    )
-}
+_MONTHS = {month[:3]: number for number, month in enumerate(MONTHS, 1)}
 _WRITTEN = re.compile(r"(?:(\d{1,2})\s+)?([A-Za-z]{3})[a-z]*\.?\s+(?:(\d{1,2}),?\s+)?(\d{4})")
 
 

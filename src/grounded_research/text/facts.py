@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from grounded_research.text.dates import MONTHS, WEEKDAYS
 from grounded_research.text.facets import FROM_WHEN_ON
 from grounded_research.text.tokenize import STOPWORDS, cjk_spaced, has_cjk
 
@@ -292,9 +293,10 @@ def is_name_word(word: str) -> bool:
 _PHRASE = re.compile(
     r"[A-Z][\w'’.&-]*(?:[ \t]+(?:of|the|and|de|da|von|van|for|&)?[ \t]*[A-Z][\w'’.&-]*)*"
 )
+# A month or a weekday as a byline or a date writes it, abbreviated or not ("Sept.").
 _CALENDAR = re.compile(
-    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day)$",
+    rf"(?:(?:{'|'.join(m[:3] for m in MONTHS)})[a-z]*\.?"
+    rf"|(?:{'|'.join(d.removesuffix('day') for d in WEEKDAYS)})day)$",
     re.IGNORECASE,
 )
 
