@@ -407,6 +407,15 @@ def test_a_date_or_version_in_inline_code_or_of_another_name_does_not_answer() -
     assert deprecated.answered_by(said, "HISTORY")
 
 
+def test_a_release_named_by_its_number_after_the_asked_name_is_a_version() -> None:
+    # "Debian 10" has no dot and no "version"; "Chapter 10" is not a release of Debian
+    asked = Asked.of("From which Debian release on is InRelease the signed file APT checks?")
+    said = "Starting with Debian 10 Buster the signed file is the InRelease file."
+    assert asked.answered_by(said, "6.5. Checking Package Authenticity")
+    assert not asked.answered_by("See Chapter 10 for the InRelease file.", "6.5. Checking")
+    assert not Asked.of("How many files does APT check?").names_release(said)
+
+
 def test_a_release_notes_item_answers_which_version_through_the_release_above_it() -> None:
     # the item tells the change, the label above it the release
     asked = Asked.of("Which SQLite version added RIGHT and FULL OUTER JOIN?")

@@ -1241,11 +1241,22 @@ class Asked(NamedTuple):
             return True  # "Since Node.js 8.0.0, …" tells when Node started doing it
         if self.series and not self.series.search(sentence):
             return False  # "Stability: 1.2" is no release of Node.js 20
+        if self.kind == "version" and self.names_release(sentence):
+            return True  # "Starting with Debian 10 Buster …": a release of Debian
         if self.kind != "name" or holds_answer("quantity", sentence):
             return holds_answer(self.kind, sentence)
         given = self.names | set(tokenize(" ".join(self.codes)))
         said = [*_CODE.findall(sentence), *named_terms(sentence)]
         return any(set(tokenize(name)) - given for name in said)
+
+    def names_release(self, sentence: str) -> bool:
+        """Whether the sentence gives a release of what the question names by its number
+        after the name ("Starting with Debian 10 Buster", "PostgreSQL 15 adds …"): asked
+        which release of it, that is a version though no dot or "version" says so; a
+        number after another name is not ("Chapter 17", "RFC 8446")."""
+        return any(
+            set(tokenize(match.group(1))) & self.names for match in _KEY_PHRASE.finditer(sentence)
+        )
 
     def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
         """Whether the sentence, under its title and headings (`frame`) and after the
