@@ -167,6 +167,11 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
         "PostgreSQL 15",
     ]
     assert key_phrases("Which man was born on October 22, 1930?") == []  # a date
+    # a product in lower case before a release's full number; not "version 3.11.2"
+    assert key_phrases("On what date was pytest 8.0.0 released?") == ["pytest 8.0.0"]
+    assert key_phrases("What changed from 3.10.1 to 3.11.2 in version 3.11.2?") == []
+    assert key_phrases("Which is the first 3.7.1 release with it?") == []
+    assert key_phrases("What does the httpd 2.4 manual reproduce?") == []
     assert key_phrases("Which Apache module provides HTTP/3 support?") == ["HTTP 3"]
     assert phrase_as_written("HTTP 3", "Which module provides HTTP/3 support?") == "HTTP/3"
     assert identifiers("What is the default of max_connections or os.path.join()?") == {

@@ -362,7 +362,9 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
 
 
 def key_phrases(question: str) -> list[str]:
-    """Names with the number written after them ("PostgreSQL 17", "Python 3.11"), as
+    """Names with the number written after them ("PostgreSQL 17", "Python 3.11"; in lower
+    case before a release's full number, "pytest 8.0.0", not "httpd 2.4", which the
+    docs write "Apache HTTP Server Version 2.4"), as
     phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one. A
     capitalised function word before the name is not part of it ("In PostgreSQL 15, …",
     "Is Django 3.2 …"); a month with its day ("born on October 22") is a date."""
@@ -377,7 +379,19 @@ def key_phrases(question: str) -> list[str]:
             phrases.append(" ".join([*words, match.group(2)]))
     if has_cjk(question):  # it names in lower case too (`latin_terms`): "apt 3.0 新增了…"
         phrases += [" ".join(m.groups()) for m in _LATIN_RELEASE.finditer(cjk_spaced(question))]
+    else:  # a product in lower case before a release's full number: "pytest 8.0.0"
+        phrases += [
+            " ".join(m.groups())
+            for m in _LATIN_RELEASE.finditer(question)
+            if m.group(2).count(".") >= 2
+            and m.group(1) not in STOPWORDS
+            and not _NOT_A_NAME.fullmatch(m.group(1))
+        ]
     return list(dict.fromkeys(phrases))
+
+
+# Lower-case words that stand before a release number without naming what it is of
+_NOT_A_NAME = re.compile(r"versions?|releases?|v|since|vs|until|till|through|between|first|last")
 
 
 def names_other_release(sentence: str, phrases: list[str], series: bool = False) -> bool:
