@@ -817,6 +817,10 @@ def test_a_page_of_docs_titled_by_their_release_names_it_when_asked_what_holds_i
 def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert distinctive_numbers("Who was elected in 2024, of the top 5?") == ["2024"]
     assert distinctive_numbers("What is the nickname of Ubuntu 22.04?") == ["22.04"]
+    # a single digit after the noun it numbers picks out one level; not "for 4 cores"
+    assert distinctive_numbers("What key size does OpenSSL security level 6 allow?") == ["6"]
+    assert distinctive_numbers("How many threads for 4 cores?") == []
+    assert distinctive_numbers("Since which release is Node-API version 9 there?") == []
     assert mentions_number("up to 2,000 columns", "2000")
     assert mentions_number("a .300 batting average", "0.300")
     assert not mentions_number("release 3.11.2", "3.11")

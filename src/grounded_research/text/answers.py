@@ -510,17 +510,35 @@ _NUMBER_END = r"(?![\w]|\.\d)"  # "3.11" is not "3.11.2", "2024" not "20240"
 def distinctive_numbers(question: str) -> list[str]:
     """The numbers a question gives that pick out one thing: a year, a version, a figure
     of two digits or more ("Who was elected in 2024?", "What changed in 3.12?", "What
-    changes when I set BASH_COMPAT to 52?"); not a single digit, which any page holds, nor
+    changes when I set BASH_COMPAT to 52?"), a single digit after the noun it numbers
+    ("security level 6"); not another single digit, which any page holds ("the top
+    5"), nor
     the number of a section the question refers to ("What does section 6.1 say …": a page
     heads it "6.1. …"), nor a name's two-digit release ("Node.js 18", "Debian 12"), which
     the pages of that release write otherwise ("v18.20.4", a folder of the release)."""
     given = _GIVEN_NUMBER.findall(_NUMBERED_PART.sub(" ", question))
     released = set(_RELEASE_NUMBER.findall(question))
+    numbered = {m.group(3) for m in _NUMBERED_THING.finditer(question) if _numbers_a_thing(m)}
     return list(
         dict.fromkeys(
-            n for n in given if "." in n or len(n) >= 3 or (len(n) == 2 and n not in released)
+            n
+            for n in given
+            if "." in n or len(n) >= 3 or (len(n) == 2 and n not in released) or n in numbered
         )
     )
+
+
+# A single digit after the compound noun it numbers: "security level 6"
+_NUMBERED_THING = re.compile(r"\b([a-z]{3,}) ([a-z]{3,}) (\d)(?![\w.])")
+
+
+def _numbers_a_thing(match: re.Match[str]) -> bool:
+    """Whether the two words before a single digit are a noun it numbers ("security level
+    6" is one of the security levels, which a page says as "level 6"), not a function
+    word's ("the top 5", "for 4 cores") or a release word's ("Node-API version 9", which
+    a release's docs write otherwise)."""
+    words = match.group(1, 2)
+    return not any(w in STOPWORDS or _NOT_A_NAME.fullmatch(w) for w in words)
 
 
 _RELEASE_NUMBER = re.compile(rf"\b[A-Z][\w.+#-]*\s+{_RELEASE_WORD}(\d{{2}})(?![\w.]*\d)")
