@@ -933,6 +933,20 @@ def test_a_code_name_escaped_by_markdown_is_still_named() -> None:
     assert names_subject("Glob-style patterns.", subject, heading, "sphinx-doc/html/conf.html")
 
 
+def test_a_method_is_named_by_its_own_name_in_its_class_entry() -> None:
+    """Reference docs write Response.iter_lines() as "iter_lines(…)" inside the entry of
+    "class requests.Response"; under another class's entry it is another method."""
+    question = "What chunk_size does Response.iter_lines() use when you leave it out?"
+    [subject] = subjects(question)
+    entry = "iter_lines(*chunk_size=512*, *decode_unicode=False*)"
+    place = "python-requests-doc/html/api.html"
+    assert names_subject(entry, subject, "Developer Interface\nclass requests.Response", place)
+    assert not names_subject(entry, subject, "Developer Interface\nclass requests.Session", place)
+    # a host's or a version's parts are not a method and its class
+    [host] = subjects("ftp.debian.org 镜像站的出口带宽是多少？")
+    assert not names_subject("ftp(1) fetches from a Debian mirror.", host, "org", "x.html")
+
+
 def test_a_release_headed_inside_a_passage_is_named_by_it() -> None:
     """A changelog passage may end with the next release's heading: "## Release 2.4.5
     (released Nov 18, 2021)" names Sphinx 2.4.5 (the product named by the path), and

@@ -737,7 +737,10 @@ def names_subject(
     lowered = f"{framed}\n{place}".lower()
     named = named_terms(framed)
     if not all(
-        unaccented(n) in named or unaccented(n) in lowered or misspelt(unaccented(n), named)
+        unaccented(n) in named
+        or unaccented(n) in lowered
+        or misspelt(unaccented(n), named)
+        or _method_in_entry(unaccented(n), unescaped(text), unescaped(title))
         for n in names
     ):
         return False
@@ -768,6 +771,24 @@ def names_subject(
         ):
             return False
     return True
+
+
+def _method_in_entry(name: str, text: str, frame: str) -> bool:
+    """Whether the passage writes a dotted code name's method by its own name, called or
+    defined ("iter_lines(chunk_size=512, …)"), in the entry of its class, which its
+    title or headings name ("class requests.Response"): reference docs document
+    Response.iter_lines() so. Not a host's or a version's parts ("ftp.debian.org",
+    "TLSv1.4")."""
+    *owner, method = name.split(".")
+    if not owner or not _METHOD.fullmatch(method):
+        return False
+    heads = frame.lower()
+    return all(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", heads) for part in owner) and (
+        re.search(rf"(?<![\w.]){re.escape(method)}\(", text.lower()) is not None
+    )
+
+
+_METHOD = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 def collection_of_release(collection: str, name: list[str], number: str) -> bool:
