@@ -363,11 +363,11 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
 
 def key_phrases(question: str) -> list[str]:
     """Names with the number written after them ("PostgreSQL 17", "Python 3.11"; in lower
-    case before a release's full number, "pytest 8.0.0", not "httpd 2.4", which the
-    docs write "Apache HTTP Server Version 2.4"), as
-    phrases: the number belongs to the name, and "17.3" or "3.11.2" is another one. A
-    capitalised function word before the name is not part of it ("In PostgreSQL 15, …",
-    "Is Django 3.2 …"); a month with its day ("born on October 22") is a date."""
+    case before a release's full number, "pytest 8.0.0", not "httpd 2.4", which the docs
+    write "Apache HTTP Server Version 2.4"), as phrases: the number belongs to the name,
+    and "17.3" or "3.11.2" is another one. A capitalised function word before the name
+    is not part of it ("In PostgreSQL 15, …", "Is Django 3.2 …"); a month with its day
+    ("born on October 22") is a date."""
     phrases: list[str] = []
     for match in _KEY_PHRASE.finditer(question):
         words = match.group(1).split()
@@ -390,7 +390,7 @@ def key_phrases(question: str) -> list[str]:
     return list(dict.fromkeys(phrases))
 
 
-# Lower-case words that stand before a release number without naming what it is of
+# Lower-case words that stand before a number without naming what it is of
 _NOT_A_NAME = re.compile(r"versions?|releases?|v|since|vs|until|till|through|between|first|last")
 
 
@@ -511,11 +511,11 @@ def distinctive_numbers(question: str) -> list[str]:
     """The numbers a question gives that pick out one thing: a year, a version, a figure
     of two digits or more ("Who was elected in 2024?", "What changed in 3.12?", "What
     changes when I set BASH_COMPAT to 52?"), a single digit after the noun it numbers
-    ("security level 6"); not another single digit, which any page holds ("the top
-    5"), nor
-    the number of a section the question refers to ("What does section 6.1 say …": a page
-    heads it "6.1. …"), nor a name's two-digit release ("Node.js 18", "Debian 12"), which
-    the pages of that release write otherwise ("v18.20.4", a folder of the release)."""
+    ("security level 6"); not another single digit, which any page holds ("the top 5"),
+    nor the number of a section the question refers to ("What does section 6.1 say …":
+    a page heads it "6.1. …"), nor a name's two-digit release ("Node.js 18", "Debian
+    12"), which the pages of that release write otherwise ("v18.20.4", a folder of the
+    release)."""
     given = _GIVEN_NUMBER.findall(_NUMBERED_PART.sub(" ", question))
     released = set(_RELEASE_NUMBER.findall(question))
     numbered = {m.group(3) for m in _NUMBERED_THING.finditer(question) if _numbers_a_thing(m)}
