@@ -822,6 +822,11 @@ def test_a_given_year_or_version_is_said_in_any_of_its_spellings() -> None:
     assert distinctive_numbers("How many threads for 4 cores?") == []
     assert distinctive_numbers("Since which release is Node-API version 9 there?") == []
     assert mentions_number("up to 2,000 columns", "2000")
+    # a table of contents run into one line numbers titles, not releases
+    contents = "automated install, 5.2.10. Accessibility of the system 5.3. Boot Parameters"
+    assert not mentions_number(contents, "5.3")
+    assert mentions_number("It was added in 3.11. The parser came in 3.12. It", "3.11")
+    assert mentions_number("Python 3.11. It is new. Python 3.12. It is newer.", "3.11")
     assert mentions_number("a .300 batting average", "0.300")
     assert not mentions_number("release 3.11.2", "3.11")
     assert not mentions_number("item 20240", "2024")

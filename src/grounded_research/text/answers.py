@@ -549,7 +549,37 @@ def mentions_number(text: str, number: str) -> bool:
     ("2,000") or without its leading zero (".300"), or a series ("3.7.x") by any of its
     releases; not as the number of a section it numbers a part of a book by ("参见第 6.1
     节", "表 6.1.", "6.1. 网页浏览器" do not mention Linux 6.1)."""
-    return _said_number(number).search(_NUMBERED_PART.sub(" ", text)) is not None
+    return _said_number(number).search(unnumbered(text)) is not None
+
+
+def unnumbered(text: str) -> str:
+    """The text without the numbers that number parts of a book (`_NUMBERED_PART`), and
+    without those of a table of contents run into one line ("… automated install,
+    5.2.10. Accessibility of the installed system 5.3. Boot Parameters 5.3.1. Boot
+    console"): two or more numbered titles on a line, each after a comma or a word in
+    lower case, not after a name, "version" or "in" ("Python 3.11. It …", "added in
+    3.11. The …")."""
+    text = _NUMBERED_PART.sub(" ", text)
+    return "\n".join(_without_contents(line) for line in text.split("\n"))
+
+
+def _without_contents(line: str) -> str:
+    entries = [
+        match
+        for match in _NUMBERED_TITLE.finditer(line)
+        if (before := _WORD_BEFORE.search(line, 0, match.start())) is not None
+        and (before.group(1).endswith((",", ";")) or _TITLE_BEFORE.fullmatch(before.group(1)))
+    ]
+    if len(entries) < 2:
+        return line
+    for match in reversed(entries):
+        line = f"{line[: match.start()]} {line[match.end() :]}"
+    return line
+
+
+_NUMBERED_TITLE = re.compile(r"(?<![\w.])\d+(?:\.\d+)+\.(?=\s+[A-Z])")
+_WORD_BEFORE = re.compile(r"(\S+)\s+$")
+_TITLE_BEFORE = re.compile(r"(?!(?:in|version|release|v)$)[a-z]{2,}")
 
 
 NUMBER_REACH = 40  # characters either side of a number that may say what it is of
@@ -574,7 +604,7 @@ def mentions_number_with(text: str, number: str, words: set[str]) -> bool:
     number of a listing; "Chapter 17" for "PostgreSQL 17"). A table row's cell is of its
     column, which the table's first row names ("| umask | file permission |" over "|
     0002 | -rw-rw-r-- |")."""
-    text = _NUMBERED_PART.sub(" ", text)
+    text = unnumbered(text)
     for match in _said_number(number).finditer(text):
         around = text[max(0, match.start() - NUMBER_REACH) : match.end() + NUMBER_REACH]
         if words & set(tokenize(f"{_table_header(text, match.start())}\n{around}")):
