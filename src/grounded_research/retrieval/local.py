@@ -737,10 +737,10 @@ class LocalCorpus:
         pages = {int(self._chunk_document[i]) for i in ranked}
         named: list[int] = []  # the best chunk of each page the query names, not among them
         for page, _ in links.named_in(query):
-            ids = np.flatnonzero(self._chunk_document == page)
-            if page not in pages and ids.size and len(named) < LINKS_PER_SEARCH:
+            best = self._best_chunk(page, scores)
+            if page not in pages and best is not None and len(named) < LINKS_PER_SEARCH:
                 pages.add(page)
-                named.append(int(ids[np.argmax(scores[ids])]))
+                named.append(best)
         followed: list[tuple[int, bool]] = []  # a page, and whether a named page names it
         for chunk_id in [*ranked[:LINK_FROM], *named]:
             document = self._documents[int(self._chunk_document[chunk_id])]
@@ -753,10 +753,15 @@ class LocalCorpus:
                     followed.append((page, chunk_id in named))
         chunks = list(named)
         for page, from_named in followed[: LINKS_PER_SEARCH - len(named)]:
-            ids = np.flatnonzero(self._chunk_document == page)
-            if ids.size and (scores[ids].max() > 0 or from_named):
-                chunks.append(int(ids[np.argmax(scores[ids])]))
+            best = self._best_chunk(page, scores)
+            if best is not None and (scores[best] > 0 or from_named):
+                chunks.append(best)
         return chunks
+
+    def _best_chunk(self, page: int, scores: np.ndarray) -> int | None:
+        """The page's best scored chunk (None for a page without chunks)."""
+        ids = np.flatnonzero(self._chunk_document == page)
+        return int(ids[np.argmax(scores[ids])]) if ids.size else None
 
     def _title_links(self) -> TitleLinks:
         """The titles of the documents (`links`), read once per set of documents."""

@@ -383,14 +383,18 @@ def key_phrases(question: str) -> list[str]:
         phrases += [
             " ".join(m.groups())
             for m in _LATIN_RELEASE.finditer(question)
-            if m.group(2).count(".") >= 2
-            and m.group(1) not in STOPWORDS
-            and not _NOT_A_NAME.fullmatch(m.group(1))
+            if m.group(2).count(".") >= 2 and _naming_word(m.group(1))
         ]
     return list(dict.fromkeys(phrases))
 
 
-# Lower-case words that stand before a number without naming what it is of
+def _naming_word(word: str) -> bool:
+    """Whether a lower-case word before a number may name what the number is of ("pytest"
+    in "pytest 8.0.0", "level" in "security level 6"): not a function word ("the top
+    5") nor a word of releases or ranges ("version 9", "since 3.7.1", "first 3.7.1")."""
+    return word not in STOPWORDS and _NOT_A_NAME.fullmatch(word) is None
+
+
 _NOT_A_NAME = re.compile(r"versions?|releases?|v|since|vs|until|till|through|between|first|last")
 
 
@@ -537,8 +541,7 @@ def _numbers_a_thing(match: re.Match[str]) -> bool:
     6" is one of the security levels, which a page says as "level 6"), not a function
     word's ("the top 5", "for 4 cores") or a release word's ("Node-API version 9", which
     a release's docs write otherwise)."""
-    words = match.group(1, 2)
-    return not any(w in STOPWORDS or _NOT_A_NAME.fullmatch(w) for w in words)
+    return all(_naming_word(word) for word in match.group(1, 2))
 
 
 _RELEASE_NUMBER = re.compile(rf"\b[A-Z][\w.+#-]*\s+{_RELEASE_WORD}(\d{{2}})(?![\w.]*\d)")
@@ -1337,9 +1340,11 @@ class Asked(NamedTuple):
         after the name ("Starting with Debian 10 Buster", "PostgreSQL 15 adds …"): asked
         which release of it, that is a version though no dot or "version" says so; a
         number after another name is not ("Chapter 17", "RFC 8446")."""
-        return any(
-            set(tokenize(match.group(1))) & self.names for match in _KEY_PHRASE.finditer(sentence)
-        )
+        return any(self._gives(match.group(1)) for match in _KEY_PHRASE.finditer(sentence))
+
+    def _gives(self, name: str) -> bool:
+        """Whether a name a sentence writes before a number is one the question gives."""
+        return bool(set(tokenize(name)) & self.names)
 
     def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
         """Whether the sentence, under its title and headings (`frame`) and after the
@@ -1502,8 +1507,7 @@ class Asked(NamedTuple):
             return text
 
         def of_another(match: re.Match[str]) -> str:
-            named = set(tokenize(match.group(1)))
-            if named & self.names or named & _RELEASE_TOKENS:
+            if self._gives(match.group(1)) or set(tokenize(match.group(1))) & _RELEASE_TOKENS:
                 return match.group(0)  # "OpenSSL 3.0.2", "Version 2.0.1"
             return match.group(1)
 
