@@ -7,8 +7,9 @@
     python benchmarks/docs_eval.py --set admin-zh --split test  # the fourth (Chinese)
     python benchmarks/docs_eval.py --set tools --split dev      # the seventh
     python benchmarks/docs_eval.py --set libs --split dev       # the eighth
+    python benchmarks/docs_eval.py --set servers --split dev    # the ninth
 
-Seven sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
+Eight sets, each with its own corpus, fetched once by benchmarks/debian_docs.py into
 `--data` (default benchmarks/.data/, git-ignored):
 
 - `--set docs` (default), benchmarks/docs_eval/: the Debian documentation of
@@ -26,6 +27,9 @@ Seven sets, each with its own corpus, fetched once by benchmarks/debian_docs.py 
 - `--set libs`, benchmarks/libs_eval/: five Python libraries' Sphinx documentation the
   project was never tuned on (Flask 2.2, Jinja 3.1, Click 8.1, pytest 7.2, Requests
   2.28), in `<data>/corpus-libs`;
+- `--set servers`, benchmarks/servers_eval/: five packages' documentation the project was
+  never run on before its questions were written (Exim 4.96, HAProxy 2.6, the Z shell
+  5.9, Werkzeug 2.2, aiohttp 3.8), in `<data>/corpus-servers`;
 - `--set admin` and `--set admin-zh`, benchmarks/admin_eval/ and admin_eval_zh/: the
   Debian Administrator's Handbook and the Debian 12 installation guide, in English and
   in Simplified Chinese (`<data>/corpus-admin`, `<data>/corpus-admin-zh`), written after
@@ -186,6 +190,30 @@ def libs_prepare(data: Path) -> None:
     debian_docs.unpack(data, "python-pytest-doc", uncompress_pages)
 
 
+# The ninth set: five packages' documentation written after forty-four sessions of tuning
+# on the others, to see what a corpus no rule was written against gives (Exim 4.96,
+# HAProxy 2.6, the Z shell 5.9, Werkzeug 2.2, aiohttp 3.8). Only the manuals' HTML is
+# kept: python-werkzeug-doc's examples/ holds Jinja templates named *.html, which are not
+# pages; the Sphinx index pages (genindex.html, search.html, and HAProxy's Lua manual's)
+# are left out as in LIBS, and so are aiohttp's _snippets/ fragments.
+SERVERS = (
+    "exim4-doc-html",
+    "haproxy-doc",
+    "zsh-doc",
+    "python-werkzeug-doc",
+    "python-aiohttp-doc",
+)
+
+
+def servers_keep(package: str, path: str) -> bool:
+    """The files of SERVERS that go into the corpus (besides the .html/.htm suffix)."""
+    if package in ("python-werkzeug-doc", "python-aiohttp-doc"):
+        folder = f"usr/share/doc/{package}/html/"
+        rest = path[len(folder) :]
+        return path.startswith(folder) and not rest.startswith("_") and rest not in _SPHINX_LEFT_OUT
+    return path.rsplit("/", 1)[-1] not in _SPHINX_LEFT_OUT
+
+
 class QuestionSet(NamedTuple):
     folder: Path  # questions.jsonl, dev.jsonl, test.jsonl
     packages: tuple[str, ...]
@@ -219,6 +247,9 @@ SETS = {
     ),
     "libs": QuestionSet(
         HERE / "libs_eval", LIBS, "corpus-libs", "cache-libs", libs_keep, libs_prepare
+    ),
+    "servers": QuestionSet(
+        HERE / "servers_eval", SERVERS, "corpus-servers", "cache-servers", servers_keep
     ),
 }
 
