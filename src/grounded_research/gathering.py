@@ -188,6 +188,7 @@ def _record(
             retrieved_at=hit.retrieved_at or now,
             error=hit.note,
             collection=printable(hit.collection),
+            edition=printable(hit.edition),
         ),
     )
     record_id = evidence_id(sub_question.id, source, hit.start, hit.end)

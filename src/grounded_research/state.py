@@ -72,13 +72,20 @@ class Source(BaseModel):
         description="The manual or site the source belongs to, as it declares it "
         '(<link rel="home" title=…>): its pages seldom name it themselves.',
     )
+    edition: str = Field(
+        default="",
+        description="What the page, or the front of its manual, says of the release it "
+        'documents ("This edition of the Exim specification applies to version 4.96 of '
+        'Exim."): its other pages never say it again.',
+    )
 
     @property
     def place(self) -> str:
-        """Where the source is filed: its location and its collection, where a page of
-        documentation names its product besides its text (postgresql-doc-15/…, "Debian
-        GNU/Linux Installation Guide")."""
-        return f"{self.location}\n{self.collection}" if self.collection else self.location
+        """Where the source is filed: its location, its collection and its edition, one a
+        line (`filed_at` reads them back), where a page of documentation names its
+        product and release besides its text (postgresql-doc-15/…, "Debian GNU/Linux
+        Installation Guide", "… applies to version 4.96 of Exim")."""
+        return "\n".join([self.location, self.collection, self.edition]).rstrip("\n")
 
 
 class Evidence(BaseModel):

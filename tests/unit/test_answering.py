@@ -281,6 +281,27 @@ def test_a_manual_names_its_product_in_its_collection(
     )
 
 
+@pytest.mark.parametrize("edition_stated", [True, False])
+def test_a_manual_is_of_the_release_its_front_page_states(
+    tmp_path: Path, edition_stated: bool
+) -> None:
+    """Bash's manual says once, on its front page, that it is of Bash 5.2; its page on
+    arrays never says so, and answers what holds in Bash 5.2 all the same. Without that
+    statement, no page says which Bash it documents."""
+    front = "This manual is for `Bash`, Version 5.2." if edition_stated else "The GNU shell."
+    write(tmp_path / "corpus", "bash/index.md", f"# Bash Reference Manual\n\n{front}\n")
+    write(
+        tmp_path / "corpus",
+        "bash/arrays.md",
+        "# Arrays\n\nBash provides one-dimensional indexed and associative array "
+        "variables. Array variables may not (yet) be exported.\n",
+    )
+    result = ask(tmp_path, "Can Bash 5.2 export an array variable to child processes?")
+
+    assert unanswered(result) == ([] if edition_stated else ["no passage names Bash 5.2"])
+    assert "may not (yet) be exported" in result.report
+
+
 @pytest.mark.parametrize("click_documented", [True, False])
 def test_a_product_the_corpus_documents_is_not_answered_by_another_products_changelog(
     tmp_path: Path, click_documented: bool

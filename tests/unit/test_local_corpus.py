@@ -69,6 +69,32 @@ def test_the_corpus_lists_the_folders_and_collections_it_files_documents_under(
     assert "python-flask-doc/html" in corpus.shelves()
 
 
+def test_a_manuals_pages_are_of_the_edition_its_front_page_states(
+    tmp_path: Path, cache_dir: str
+) -> None:
+    """Exim's specification says which release it documents in its introduction only;
+    its other chapters, filed beside it, are of that release too. Release notes, each
+    of a release of its own, lend none to the pages beside them."""
+    root = tmp_path / "corpus"
+    write(
+        root,
+        "exim/spec/intro.md",
+        "# Introduction\n\nThis edition of the Exim specification applies to version 4.96 "
+        "of Exim.\n",
+    )
+    write(root, "exim/spec/routers.md", "# Routers\n\nThe accept router accepts quokka.\n")
+    write(root, "pg/release-15-1.md", "# Release 15.1\n\nFixes.\n")
+    write(root, "pg/release-15-2.md", "# Release 15.2\n\nMore fixes.\n")
+    write(root, "pg/tables.md", "# Tables\n\nA quokka table.\n")
+    corpus = open_corpus(str(root), cache_dir, 600)
+
+    editions = {hit.location: hit.edition for hit in corpus.search_sync("quokka fixes", 10)}
+    exim = "Introduction: This edition of the Exim specification applies to version 4.96 of Exim."
+    assert editions["exim/spec/routers.md"] == exim
+    assert editions["pg/release-15-1.md"] == "Release 15.1: # Release 15.1"
+    assert editions["pg/tables.md"] == ""
+
+
 def test_chinese_question_finds_chinese_passage(tmp_path: Path, cache_dir: str) -> None:
     make_corpus(tmp_path / "corpus")
     corpus = open_corpus(str(tmp_path / "corpus"), cache_dir, 600)
@@ -259,13 +285,14 @@ def test_a_second_refresh_waits_for_the_first_and_reads_its_index(
 # What the index holds of the committed real pages, digested, for each INDEX_VERSION since
 # this guard came, and the library releases it was recorded with
 # (`test_what_the_index_holds_changes_only_with_its_version`).
-HELD_AT_VERSION = {26: "aebcb83288c8379379fcd2d6561b35e52136038d3340d4ffaebefb181325a907"}
+HELD_AT_VERSION = {27: "e9ed063d6b5dbf342472df6cfe34a41f84290b7953e735c65d210db11768ca13"}
 HELD_WITH = {"trafilatura": "2.3.1", "lxml": "6.2.0", "PyStemmer": "3.1.0", "jieba": "0.42.1"}
 
 
 def held_digest() -> str:
     """A digest of what the index stores of every committed real page: each document's
-    title, text, chunks and their tokens, field by field, as `_extract_file` gives them."""
+    title, text, chunks and their tokens, field by field, and its edition where it has one,
+    as `_extract_file` gives them."""
     import hashlib
     import json
     from dataclasses import asdict
@@ -278,6 +305,7 @@ def held_digest() -> str:
         documents, problems = _extract_file((str(path), str(path.relative_to(root)), 600))
         for document, text, tokens in documents:
             held = [document.title, document.chunks, text, asdict(tokens), problems]
+            held += [document.edition] if document.edition else []
             digest.update(json.dumps(held, ensure_ascii=False).encode())
     return digest.hexdigest()
 

@@ -25,6 +25,7 @@ class SearchHit:
     note: str = ""  # e.g. that a web page was cut at the byte cap
     headings: tuple[str, ...] = ()  # the heading path the passage lies under, outermost first
     collection: str = ""  # the manual or site its document belongs to, as declared
+    edition: str = ""  # the release its document, or its manual, says it documents
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,10 @@ from grounded_research.retrieval.links import (
 from grounded_research.retrieval.snapshots import SnapshotDamaged, SnapshotStore
 from grounded_research.text.answers import title_name
 from grounded_research.text.chunking import chunk_text
+from grounded_research.text.editions import edition_of, edition_releases
 from grounded_research.text.tokenize import tokenize
 
+# 27: the release a page says at its top that it documents, its edition (`editions.edition_of`);
 # 26: a section whose id is made of its title's words kept, a <summary> a paragraph
 # (`documents._sections_kept`, `documents._labels`); 25: a line opening in lowercase goes on with
 # the sentence of the line before it, however short
@@ -84,7 +86,7 @@ from grounded_research.text.tokenize import tokenize
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 26
+INDEX_VERSION = 27
 # The libraries whose output the index holds (pages read, words stemmed and segmented): an
 # index built with other releases of them is built again, as one of an older version is.
 # What the index holds of some real pages is guarded by a test against a change that
@@ -115,6 +117,7 @@ class IndexedDocument:
     note: str = ""  # how its file was decoded, when it was not clean UTF-8
     line: int = 0  # its line in a .jsonl file (0: the whole file is the document)
     collection: str = ""  # the manual or site it belongs to, as the page declares it
+    edition: str = ""  # the release it says at its top that it documents (`edition_of`)
 
     def where(self, rel: str) -> str:
         """Where it was read from, as a failed source names it: the file, or the file's
@@ -191,6 +194,7 @@ class LocalCorpus:
         self._documents: list[IndexedDocument] = []
         self._shelves: tuple[list[IndexedDocument] | None, list[str]] = (None, [])
         self._top_folders: tuple[list[IndexedDocument] | None, np.ndarray] = (None, _NONE)
+        self._editions: tuple[list[IndexedDocument] | None, list[str]] = (None, [])
         self._links: tuple[list[IndexedDocument] | None, TitleLinks] = (None, TitleLinks([]))
         self._chunk_document = np.zeros(0, dtype=np.int32)
         self._chunk_index = np.zeros(0, dtype=np.int32)
@@ -698,9 +702,11 @@ class LocalCorpus:
         ranked = sorted(found.tolist(), key=lambda i: (-float(scores[i]), i))
         ranked += self._linked(ranked, scores, query)
         hits: list[SearchHit] = []
+        editions = self._editions_of()
         for chunk_id in ranked:
             score = scores[chunk_id]
-            document = self._documents[int(self._chunk_document[chunk_id])]
+            number = int(self._chunk_document[chunk_id])
+            document = self._documents[number]
             start, end, path = document.chunks[int(self._chunk_index[chunk_id])]
             try:
                 text = self.text(document.sha256)
@@ -720,6 +726,7 @@ class LocalCorpus:
                     note=document.note,
                     headings=tuple(path.split("\n")) if path else (),
                     collection=document.collection,
+                    edition=editions[number],
                 )
             )
         return hits
@@ -789,6 +796,26 @@ class LocalCorpus:
             collections = {title_name(d.collection) for d in documents if d.collection}
             self._shelves = (documents, sorted(folders | collections))
         return list(self._shelves[1])
+
+    def _editions_of(self) -> list[str]:
+        """Each document's edition: its own, or else the one edition the documents of
+        its folder state (a manual says its release once, at its front: Exim's
+        spec_html/ch-introduction.html "applies to version 4.96 of Exim", and its other
+        chapters are of 4.96 too); none where they state two releases (PostgreSQL's
+        release notes, each of its own). Read once per set of documents."""
+        documents = self._documents
+        if self._editions[0] is not documents:
+            folders = [d.location.rsplit("/", 1)[0] for d in documents]
+            stated: dict[str, dict[str, str]] = {}
+            for d, folder in zip(documents, folders, strict=True):
+                if d.edition:
+                    release = " ".join(sorted(set(edition_releases(d.edition))))
+                    stated.setdefault(folder, {}).setdefault(release, d.edition)
+            lent = {folder: next(iter(s.values())) for folder, s in stated.items() if len(s) == 1}
+            pairs = zip(documents, folders, strict=True)
+            editions = [d.edition or lent.get(folder, "") for d, folder in pairs]
+            self._editions = (documents, editions)
+        return self._editions[1]
 
     def _top_folder_of(self) -> np.ndarray:
         """Each document's top folder in the corpus, numbered (a package of the Debian
@@ -861,6 +888,7 @@ def _indexed_file(raw: dict[str, Any]) -> IndexedFile:
                 note=str(d["note"]),
                 line=int(d["line"]),
                 collection=str(d["collection"]),
+                edition=str(d["edition"]),
             )
             for d in raw["documents"]
         ],
@@ -959,6 +987,7 @@ def _extract_file(
             note=document.note,
             line=document.line,
             collection=document.collection,
+            edition=edition_of(document.text, document.title),
         )
         documents.append((indexed, document.text, _tokenize_chunks(indexed, document.text)))
     problems = [(p.location, "failed", p.reason) for p in result.problems]

@@ -23,6 +23,7 @@ from grounded_research.text.chunking import (
     with_rows_read,
 )
 from grounded_research.text.dates import MONTHS, WEEKDAYS
+from grounded_research.text.editions import edition_releases
 from grounded_research.text.facets import (
     COMPARISON,
     DATE_ASKED_WITH,
@@ -764,7 +765,8 @@ def names_subject(
     in What's New In Python 3.11). `series`: a point release of it names it too (asked
     what holds in SQLite 3.40, not when it came, the docs of "Version 3.40.1" are of
     it), and so does every page of docs whose collection is titled by that release or
-    series ("Click Documentation (8.1.x)": `collection_of_release`)."""
+    series ("Click Documentation (8.1.x)": `collection_of_release`) or whose edition is of
+    it ("… applies to version 4.96 of Exim": `edition_of_release`)."""
     names, phrases = subject
     framed = unaccented(unescaped(f"{title}\n{text}"))
     lowered = f"{framed}\n{place}".lower()
@@ -778,7 +780,7 @@ def names_subject(
     ):
         return False
     frame = f"{title}\n{place}".lower()
-    location, _, collection = place.partition("\n")
+    location, collection, edition = filed_at(place)
     for phrase in phrases:
         *name, number = phrase.split()
 
@@ -789,7 +791,10 @@ def names_subject(
 
         if said(title) or (said(text) and not (about and names_other_release(title, [phrase]))):
             continue
-        if series and collection_of_release(collection, name, number):
+        if series and (
+            collection_of_release(collection, name, number)
+            or edition_of_release(edition, name, number)
+        ):
             continue
         headings = (path[-1] for _, path in heading_lines(text, heading_paths(text)))
         headed = "\n".join([title, collection, *headings])
@@ -836,11 +841,31 @@ def collection_of_release(collection: str, name: list[str], number: str) -> bool
     return opens and re.search(rf"(?<![\w.]){re.escape(number)}\.x\b", collection) is not None
 
 
+def edition_of_release(edition: str, name: list[str], number: str) -> bool:
+    """Whether a page's edition (`Source.edition`) is of that release or series of the
+    name: "1. Introduction: This edition of the Exim specification applies to version
+    4.96 of Exim." is Exim 4.96's, "The Z Shell Manual (zsh): Version 5.9" zsh 5.9's and
+    the 5 series'. Asked what holds in it, not when it came."""
+    said = edition.lower()
+    if not all(re.search(rf"(?<!\w){re.escape(part.lower())}(?!\w)", said) for part in name):
+        return False
+    return any(r == number or r.startswith(f"{number}.") for r in edition_releases(edition))
+
+
+def filed_at(place: str) -> tuple[str, str, str]:
+    """A source's place read back (`Source.place`): its location, its collection and its
+    edition, each "" where it has none."""
+    location, collection, edition = [*place.split("\n", 2), "", ""][:3]
+    return location, collection, edition
+
+
 def named_in_location(names: set[str], location: str) -> set[str]:
     """The names a source's location holds (documentation names its product in the
     path: postgresql-doc-15/…); a name of two letters or fewer only as a whole word of
-    it (go_spec.html names Go; "golang" and "gcc" do not name "go" or "c")."""
-    path = location.lower()
+    it (go_spec.html names Go; "golang" and "gcc" do not name "go" or "c"). `location`:
+    a path, or a source's place, of which the location and the collection count."""
+    path, collection, _ = filed_at(location)
+    path = f"{path}\n{collection}".rstrip("\n").lower()
     words = set(_PATH_WORD.split(path))
     return {name for name in names if name in path and (len(name) > 2 or name in words)}
 
@@ -872,7 +897,7 @@ def filed_names(
     names = {name for subject_names, _ in subjects(question) for name in subject_names}
     paths = []
     for place in places:
-        location, _, collection = place.partition("\n")
+        location, collection, _ = filed_at(place)
         if not pages:  # its folder
             location = location.rsplit("/", 1)[0] if "/" in location else ""
         paths.append(f"{location}\n{title_name(collection)}")
