@@ -177,6 +177,32 @@ def test_a_comment_in_preformatted_text_is_code_not_a_heading(tmp_path: Path) ->
     assert titles == ["EXAMPLES", "NOTES"]
 
 
+def test_prose_set_in_a_preformatted_block_is_prose_and_its_examples_code(
+    tmp_path: Path,
+) -> None:
+    """A plain-text manual shown as HTML (HAProxy's) sets its prose in <pre> blocks, in
+    80 columns, with examples among it: each paragraph of prose is a paragraph, its
+    lines joined, and each example stays code; a highlighter's block is code throughout,
+    its docstrings too."""
+    prose = (
+        "It is very common that two nodes share the same configuration modulo a few\n"
+        "addresses. This started in version 1.5 where only addresses were allowed to\n"
+        "include environment variables, and 1.6 goes further."
+    )
+    html = (
+        "<html><head><title>Management Guide</title></head><body><article><h2>10. Tricks</h2>"
+        f"<pre>{prose}\n\n  $ cat site1.env\n  LISTEN=192.168.1.1\n</pre>"
+        '<div class="highlight"><pre>def f():\n    """Return the answer. It is given here.\n'
+        '    The caller reads it."""\n</pre></div></article></body></html>'
+    )
+    path = write(tmp_path, "management.html", html)
+    [document] = read_documents(path, "management.html").documents
+    joined = " ".join(prose.split())
+    assert f"\n{joined}\n" in document.text and f"```\n{joined}" not in document.text
+    assert "```\n  $ cat site1.env\n  LISTEN=192.168.1.1\n```" in document.text
+    assert '```\ndef f():\n    """Return the answer. It is given here.' in document.text
+
+
 def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path) -> None:
     """A setting's or an option's description stays under its term, which becomes part
     of its heading path; terms in a row are one heading."""

@@ -12,6 +12,7 @@ document's `note` says so, since a quote from it may not be the file's bytes.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import re
@@ -264,9 +265,14 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     """Each preformatted block as code: trafilatura fences `<pre><code>` but writes a bare
     `<pre>` (a shell session, a DocBook screen) as plain lines, and a comment line in it
     ("# Ignore objects and archives.") was then read as a heading over the rest of the
-    page."""
+    page. Prose set in fixed columns in a bare block is prose, a paragraph each
+    (`_holds_prose`): a plain-text manual shown as HTML (HAProxy's
+    configuration manual, a licence) says everything in such blocks, and code is never
+    quoted as an answer."""
     for block in list(tree.iter("pre")):
         if next(block.iter("code"), None) is not None:
+            continue
+        if _holds_prose(block):
             continue
         code = block.makeelement("code", {})
         code.text, block.text = block.text, None
@@ -274,6 +280,81 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
             code.append(child)  # its tail goes with it
         block.append(code)
     return tree
+
+
+def _holds_prose(block: HtmlElement) -> bool:
+    """Whether a bare preformatted block holds prose, and if so the block replaced by its
+    paragraphs: each run of lines between blank lines that reads as prose
+    (`_reads_as_prose`) a paragraph, its lines joined; the runs between them code, as
+    they were set. Not a block a highlighter set, nor one that marks words in bold or
+    italics (a manual page's, which trafilatura writes as marked text, not as code)."""
+    if _highlighted(block) or next(block.iter("b", "i", "strong", "em"), None) is not None:
+        return False
+    text = _preformatted_text(block)
+    runs = [run for run in re.split(r"\n[ \t]*\n", text) if run.strip()]
+    prose = [_reads_as_prose(run) for run in runs]
+    parent = block.getparent()
+    if not any(prose) or parent is None:
+        return False
+    at = parent.index(block)
+    for offset, (run, is_prose) in enumerate(zip(runs, prose, strict=True)):
+        if is_prose:
+            element = block.makeelement("p", {})
+            element.text = " ".join(run.split())
+        else:
+            element = block.makeelement("pre", {})
+            code = element.makeelement("code", {})
+            code.text = f"{run.strip(chr(10))}\n"
+            element.append(code)
+        parent.insert(at + offset, element)
+    element.tail = block.tail
+    parent.remove(block)
+    return True
+
+
+def _preformatted_text(block: HtmlElement) -> str:
+    """A preformatted block's text as it is set: without the lists a page's script shows
+    as menus inside it (HAProxy's "This keyword is available in sections : …" beside
+    each keyword it names), which are no lines of it."""
+    shown = copy.deepcopy(block)
+    for menu in list(shown.iter("ul", "ol")):
+        menu.drop_tree()  # its tail stays
+    return str(shown.text_content())
+
+
+def _highlighted(block: HtmlElement) -> bool:
+    """Whether a block is source code set by a syntax highlighter (Pygments' `<div
+    class="highlight"><pre>`, Sphinx's highlighted modules): code, its docstrings too."""
+    return any("highlight" in str(e.get("class") or "") for e in block.iterancestors()) or (
+        "highlight" in str(block.get("class") or "")
+    )
+
+
+def _reads_as_prose(run: str) -> bool:
+    """Whether lines set in fixed columns are prose: a sentence or more, in words, with
+    hardly a sign that code, a shell session or a listing uses (no prompt, comment or
+    definition opening a line; brackets, equals signs and the like under 2% of its
+    characters)."""
+    lines = [line.strip() for line in run.splitlines() if line.strip()]
+    if not lines or any(_CODE_LINE.match(line) for line in lines):
+        return False
+    words = _PROSE_WORD.findall(run)
+    printed = sum(not c.isspace() for c in run)
+    return (
+        len(words) >= PROSE_WORDS
+        and _PROSE_SENTENCE_END.search(run) is not None
+        and len(_CODE_SIGN.findall(run)) <= PROSE_SIGNS * len(run)
+        and sum(len(word) for word in words) >= PROSE_LETTERS * printed
+    )
+
+
+PROSE_WORDS = 6  # fewer words are a label or a value, not prose
+PROSE_SIGNS = 0.02  # at most this share of a prose run's characters are `_CODE_SIGN`s
+PROSE_LETTERS = 0.8  # at least this share of its printed characters are words' letters
+_CODE_LINE = re.compile(r"(?:[$%#>@]|//|--|/\*|def\s|class\s|import\s|from\s+\S+\s+import)")
+_CODE_SIGN = re.compile(r"[{}\[\]();=<>$|\\`*#/_]")
+_PROSE_WORD = re.compile(r"[A-Za-z][a-z]+")
+_PROSE_SENTENCE_END = re.compile(r"[a-z)][.!?](?:\s|$)")
 
 
 def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
