@@ -432,6 +432,19 @@ def test_a_release_notes_item_answers_which_version_through_the_release_above_it
     assert not removed.answered_by("Add support for RIGHT JOIN.", frame)  # another event
 
 
+def test_a_release_notes_item_turning_a_feature_on_or_off_tells_that_change() -> None:
+    # "turned off" is answered by the item "Disable …" (a changelog's imperative) under
+    # its release; an item that tells only another change is not that change
+    asked = Asked.of("Which Werkzeug release turned off keep-alive connections?")
+    frame = "Changes\nVersion 2.1.2"
+    assert asked.answered_by("Disable keep-alive connections in the development server.", frame)
+    assert not asked.answered_by("Deprecate keep-alive connections.", frame)
+    # a removal or a deprecation said in the imperative is one too
+    removed = Asked.of("Which Werkzeug release removed the shutdown function?")
+    assert removed.answered_by("Remove the shutdown function from the environ.", frame)
+    assert not removed.answered_by("Fix the shutdown function.", frame)
+
+
 def test_a_release_notes_item_saying_what_a_product_now_does_tells_an_addition() -> None:
     # "Requests now supports Brotli compression" under "2.26.0 (2021-07-13)" is when
     # the support came; a sentence that says what a product does, without "now", is not

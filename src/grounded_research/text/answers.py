@@ -1136,11 +1136,18 @@ _EVENTS = {
         r"now\s+(?:support|accept|allow|handle|recogni[sz]e|understand)s?)\b|新增|加入|引入|添加",
         re.I,
     ),
-    "deprecated": re.compile(r"\bdeprecat(?:ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
+    "deprecated": re.compile(r"\bdeprecat(?:e|ed|es|ion)\b|\bobsolete(?:d|s)?\b|弃用|废弃", re.I),
     "removed": re.compile(
-        r"\b(?:remov(?:ed|es|al)|dropped|deleted|"
+        r"\b(?:remov(?:e|ed|es|al)|dropped|deleted|"
         r"no\s+longer\s+(?:support(?:s|ed)?|available|provided|provides|accept(?:s|ed)?|"
         r"allow(?:s|ed)?))\b|移除|删除|去掉",
+        re.I,
+    ),
+    # turned on or off: "Which release turned off keep-alive connections?" is answered by
+    # "Disable keep-alive connections …" under "Version 2.1.2"
+    "switched": re.compile(
+        r"\b(?:(?:en|dis)abl(?:e|ed|es|ing)|(?:turn|switch)(?:ed|es|s|ing)?\s+(?:on|off))\b"
+        r"|启用|禁用|开启|关闭",
         re.I,
     ),
 }
@@ -1190,6 +1197,8 @@ def asked_events(question: str, kind: AnswerKind) -> frozenset[str]:
     a comparison of two things that are no releases, when each came ("A or B: which did
     Python get first?": added)."""
     events = events_in(question, kind)
+    if "switched" in events:  # on is a coming, off a going: "added", "no longer supported"
+        events |= {"added", "removed"}
     if not events and kind == "comparison" and not key_phrases(question):
         return frozenset({"added"})  # "A or B: which did Python get first?": when each came
     if events or kind not in ("date", "version") or not _SINCE_WHEN.search(question):
