@@ -172,6 +172,11 @@ def test_a_name_keeps_its_number_as_a_phrase() -> None:
     assert key_phrases("What changed from 3.10.1 to 3.11.2 in version 3.11.2?") == []
     assert key_phrases("Which is the first 3.7.1 release with it?") == []
     assert key_phrases("What does the httpd 2.4 manual reproduce?") == []
+    # or before the number of a release whose coming is asked
+    assert key_phrases("When was zsh 5.8 released?") == ["zsh 5.8"]
+    assert key_phrases("when did werkzeug 0.12 come out?") == ["werkzeug 0.12"]
+    assert key_phrases("What is the release date of zsh 5.8?") == ["zsh 5.8"]
+    assert key_phrases("Which httpd 2.4 release added mod_md?") == []
     assert key_phrases("Which Apache module provides HTTP/3 support?") == ["HTTP 3"]
     assert phrase_as_written("HTTP 3", "Which module provides HTTP/3 support?") == "HTTP/3"
     assert identifiers("What is the default of max_connections or os.path.join()?") == {

@@ -365,7 +365,8 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
 def key_phrases(question: str) -> list[str]:
     """Names with the number written after them ("PostgreSQL 17", "Python 3.11"; in lower
     case before a release's full number, "pytest 8.0.0", not "httpd 2.4", which the docs
-    write "Apache HTTP Server Version 2.4"), as phrases: the number belongs to the name,
+    write "Apache HTTP Server Version 2.4", unless asked when that release came: "when
+    did werkzeug 0.12 come out?"), as phrases: the number belongs to the name,
     and "17.3" or "3.11.2" is another one. A capitalised function word before the name
     is not part of it ("In PostgreSQL 15, …", "Is Django 3.2 …"); a month with its day
     ("born on October 22") is a date."""
@@ -380,13 +381,25 @@ def key_phrases(question: str) -> list[str]:
             phrases.append(" ".join([*words, match.group(2)]))
     if has_cjk(question):  # it names in lower case too (`latin_terms`): "apt 3.0 新增了…"
         phrases += [" ".join(m.groups()) for m in _LATIN_RELEASE.finditer(cjk_spaced(question))]
-    else:  # a product in lower case before a release's full number: "pytest 8.0.0"
+    else:  # a product in lower case before a release's full number ("pytest 8.0.0"), or
+        # before the number of a release whose coming is asked ("When was zsh 5.8 released?")
         phrases += [
             " ".join(m.groups())
             for m in _LATIN_RELEASE.finditer(question)
-            if m.group(2).count(".") >= 2 and _naming_word(m.group(1))
+            if _naming_word(m.group(1))
+            and (
+                m.group(2).count(".") >= 2
+                or _RELEASE_COMES.match(question, m.end())
+                or _RELEASE_DATE_OF.search(question, 0, m.start())
+            )
         ]
     return list(dict.fromkeys(phrases))
+
+
+_RELEASE_COMES = re.compile(
+    r"\s+(?:(?:was|been|get|got)\s+)?(?:released|(?:come|came)\s+out)\b", re.I
+)
+_RELEASE_DATE_OF = re.compile(r"\brelease\s+date\s+of\s+(?:the\s+)?$", re.I)
 
 
 def _naming_word(word: str) -> bool:
