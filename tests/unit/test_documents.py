@@ -203,6 +203,23 @@ def test_prose_set_in_a_preformatted_block_is_prose_and_its_examples_code(
     assert '```\ndef f():\n    """Return the answer. It is given here.' in document.text
 
 
+def test_text_loose_in_the_body_after_a_preformatted_block_is_kept(tmp_path: Path) -> None:
+    """Older generators write a page's text straight into <body> (the zsh FAQ): the text
+    after a <pre> block, up to the next element, was lost, and with it what the FAQ
+    answers."""
+    html = (
+        "<html><head><title>FAQ</title></head><body><h2>3.1: Why?</h2>\n"
+        'In most shells, multiple-word variables such as\n<pre>\n    var="foo bar"\n'
+        "</pre>\n  are split into words when passed to a command or used in a <code>for "
+        "foo in $var</code> loop. By default, zsh does not have that behaviour.\n"
+        "<p>For example, defining the function args shows it.</p></body></html>"
+    )
+    path = write(tmp_path, "FAQ03.html", html)
+    [document] = read_documents(path, "FAQ03.html").documents
+    assert "are split into words when passed to a command or used in a" in document.text
+    assert "By default, zsh does not have that behaviour." in document.text
+
+
 def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path) -> None:
     """A setting's or an option's description stays under its term, which becomes part
     of its heading path; terms in a row are one heading."""

@@ -424,8 +424,11 @@ def _loose_text_in_paragraphs(tree: HtmlElement) -> HtmlElement:
     before the <p> that says what changed, and the version, the answer to "in which
     version", was lost (9 of 15 such notes on Django's settings page). A <div> of text
     alone ("New in Django 3.2." after a setting's heading) becomes a paragraph too,
-    unless it is mostly links (a navigation bar)."""
-    for box in list(tree.iter("div", "dd", "section", "article", "blockquote", "li", "td")):
+    unless it is mostly links (a navigation bar). So does text loose in the page's body
+    itself, as older generators write it: the zsh FAQ's "are split into words when
+    passed to a command or used in a" after a <pre> was lost."""
+    boxes = ("body", "div", "dd", "section", "article", "blockquote", "li", "td")
+    for box in list(tree.iter(*boxes)):
         children = list(box)
         inline = [isinstance(c.tag, str) and c.tag in _INLINE for c in children]
         loose = bool(box.text and box.text.strip()) or any(inline)
