@@ -448,6 +448,10 @@ def test_a_release_notes_item_turning_a_feature_on_or_off_tells_that_change() ->
     removed = Asked.of("Which Werkzeug release removed the shutdown function?")
     assert removed.answered_by("Remove the shutdown function from the environ.", frame)
     assert not removed.answered_by("Fix the shutdown function.", frame)
+    # a setting turned off by a value is no change: it does not tell another one
+    added = Asked.of("In which version was the keep-alive timeout added?")
+    setting = "Since version 8.0.0, a value of 0 disables the keep-alive timeout."
+    assert added.answered_by(setting, "http")
 
 
 def test_a_release_notes_item_saying_what_a_product_now_does_tells_an_addition() -> None:

@@ -1437,6 +1437,8 @@ class Asked(NamedTuple):
         ):
             return False
         told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
+        if "switched" not in self.events:  # "0 disables the timeout" describes a setting
+            told -= {"switched"}
         if told and not told & self.events:
             return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
         above, _, innermost = frame.rpartition("\n")
