@@ -266,9 +266,9 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     `<pre>` (a shell session, a DocBook screen) as plain lines, and a comment line in it
     ("# Ignore objects and archives.") was then read as a heading over the rest of the
     page. Prose set in fixed columns in a bare block is prose, a paragraph each
-    (`_holds_prose`): a plain-text manual shown as HTML (HAProxy's
-    configuration manual, a licence) says everything in such blocks, and code is never
-    quoted as an answer."""
+    (`_holds_prose`): a plain-text manual shown as HTML (HAProxy's configuration
+    manual, a licence) says everything in such blocks, and code is never quoted as an
+    answer."""
     for block in list(tree.iter("pre")):
         if next(block.iter("code"), None) is not None:
             continue
@@ -297,7 +297,8 @@ def _holds_prose(block: HtmlElement) -> bool:
     if not any(prose) or parent is None:
         return False
     at = parent.index(block)
-    for offset, (run, is_prose) in enumerate(zip(runs, prose, strict=True)):
+    elements = []
+    for run, is_prose in zip(runs, prose, strict=True):
         if is_prose:
             element = block.makeelement("p", {})
             element.text = " ".join(run.split())
@@ -306,9 +307,11 @@ def _holds_prose(block: HtmlElement) -> bool:
             code = element.makeelement("code", {})
             code.text = f"{run.strip(chr(10))}\n"
             element.append(code)
-        parent.insert(at + offset, element)
-    element.tail = block.tail
+        elements.append(element)
+    elements[-1].tail = block.tail  # the text after the block follows its last run
     parent.remove(block)
+    for offset, element in enumerate(elements):
+        parent.insert(at + offset, element)
     return True
 
 
