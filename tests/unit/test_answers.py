@@ -401,6 +401,15 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
 
 
+def test_a_heading_naming_a_product_over_a_numbered_section_names_no_release() -> None:
+    # "Bash Features" over "5 Shell Variables" is not Bash 5; a heading's own release is
+    frame = "Bash Reference Manual\nBash Features\n5 Shell Variables\n`HISTSIZE`"
+    asked = Asked.of("What default value does Bash 5.2 give HISTSIZE?")
+    default = "The shell sets the default value to 500 after reading any startup files."
+    assert asked.answered_by(default, frame)
+    assert not asked.answered_by(default, "Bash 4.4 Reference Manual\n`HISTSIZE`")
+
+
 def test_a_date_or_version_in_inline_code_or_of_another_name_does_not_answer() -> None:
     # an example's tag, a year in a generator's name, another product's licence version
     introduced = Asked.of("Which Git version introduced the git switch command?")

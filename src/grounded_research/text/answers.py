@@ -412,6 +412,13 @@ def _naming_word(word: str) -> bool:
 _NOT_A_NAME = re.compile(r"versions?|releases?|v|since|vs|until|till|through|between|first|last")
 
 
+def headings_name_other(frame: str, phrases: list[str], series: bool = False) -> bool:
+    """`names_other_release` of a title and its headings, each a line of its own: one
+    heading's product and the next one's section number make no release ("Bash
+    Features" over "5 Shell Variables" is not Bash 5)."""
+    return any(names_other_release(line, phrases, series) for line in frame.split("\n"))
+
+
 def names_other_release(sentence: str, phrases: list[str], series: bool = False) -> bool:
     """Whether the sentence is about another release of a product the question names
     with its number: "Django 1.8 is the last version to support Python 3.3" does not say
@@ -802,7 +809,7 @@ def names_subject(
                 series and mentions_point_release(where, phrase)
             )
 
-        if said(title) or (said(text) and not (about and names_other_release(title, [phrase]))):
+        if said(title) or (said(text) and not (about and headings_name_other(title, [phrase]))):
             continue
         if series and (
             collection_of_release(collection, name, number)
@@ -1432,9 +1439,10 @@ class Asked(NamedTuple):
             return False
         if self.featured and not says_word(read_with, self.featured):
             return False
-        if names_other_release(read, self.phrases, series) and not any(
-            mentions_phrase(sentence, p) for p in self.phrases
-        ):
+        elsewhere = headings_name_other(frame, self.phrases, series) or (
+            names_other_release(lead, self.phrases, series)
+        )
+        if elsewhere and not any(mentions_phrase(sentence, p) for p in self.phrases):
             return False
         told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
         if "switched" not in self.events:  # "0 disables the timeout" describes a setting
