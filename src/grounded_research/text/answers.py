@@ -840,10 +840,15 @@ def _method_in_entry(name: str, text: str, frame: str) -> bool:
     *owner, method = name.split(".")
     if not owner or not _METHOD.fullmatch(method):
         return False
-    heads = frame.lower()
-    return all(re.search(rf"(?<!\w){re.escape(part)}(?!\w)", heads) for part in owner) and (
+    return says_whole(frame.lower(), owner) and (
         re.search(rf"(?<![\w.]){re.escape(method)}\(", text.lower()) is not None
     )
+
+
+def says_whole(text: str, words: Iterable[str]) -> bool:
+    """Whether the text says every one of the words as a whole word ("requests" in
+    "class requests.Response", not in "requests_mock"), as they are written."""
+    return all(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) for word in words)
 
 
 _METHOD = re.compile(r"[a-z_][a-z0-9_]*")
@@ -866,8 +871,7 @@ def edition_of_release(edition: str, name: list[str], number: str) -> bool:
     name: "1. Introduction: This edition of the Exim specification applies to version
     4.96 of Exim." is Exim 4.96's, "The Z Shell Manual (zsh): Version 5.9" zsh 5.9's and
     the 5 series'. Asked what holds in it, not when it came."""
-    said = edition.lower()
-    if not all(re.search(rf"(?<!\w){re.escape(part.lower())}(?!\w)", said) for part in name):
+    if not says_whole(edition.lower(), [part.lower() for part in name]):
         return False
     return any(r == number or r.startswith(f"{number}.") for r in edition_releases(edition))
 
