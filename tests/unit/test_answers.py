@@ -410,6 +410,14 @@ def test_a_heading_naming_a_product_over_a_numbered_section_names_no_release() -
     assert not asked.answered_by(default, "Bash 4.4 Reference Manual\n`HISTSIZE`")
 
 
+def test_a_heading_naming_a_product_over_a_numbered_section_names_not_that_release() -> None:
+    # the mirror: "GNU Bash" over "5.2 Bash Variables" does not name Bash 5.2 either
+    subject: tuple[set[str], list[str]] = (set(), ["Bash 5.2"])
+    passage = "HISTSIZE The number of commands to remember in the command history."
+    assert not names_subject(passage, subject, "GNU Bash\n5.2 Bash Variables")
+    assert names_subject(passage, subject, "Bash 5.2 Reference Manual\nBash Variables")
+
+
 def test_a_date_or_version_in_inline_code_or_of_another_name_does_not_answer() -> None:
     # an example's tag, a year in a generator's name, another product's licence version
     introduced = Asked.of("Which Git version introduced the git switch command?")

@@ -809,7 +809,9 @@ def names_subject(
                 series and mentions_point_release(where, phrase)
             )
 
-        if said(title) or (said(text) and not (about and headings_name_other(title, [phrase]))):
+        if any(map(said, title.split("\n"))) or (
+            said(text) and not (about and headings_name_other(title, [phrase]))
+        ):
             continue
         if series and (
             collection_of_release(collection, name, number)
