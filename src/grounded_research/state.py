@@ -110,7 +110,8 @@ class Evidence(BaseModel):
     chunk_start: int | None = Field(
         default=None,
         description="Span of the chunk this passage was cut from or grown out of (a key "
-        "sentence piece, a chunk with its neighbour): snapshot[chunk_start:chunk_end].",
+        "sentence piece, a chunk with its neighbour), or brought in for (its section's "
+        "answer a chunk away): snapshot[chunk_start:chunk_end].",
     )
     chunk_end: int | None = None
     round: int = 0

@@ -237,15 +237,23 @@ class Assembler:
     ) -> Placed | None:
         """The record in full, grown by a neighbour chunk when a fact runs across the
         cut, or when it holds the value asked for that the record lacks, and the
-        neighbour fits too; None when it does not fit."""
+        neighbour fits too (that value a chunk further on comes as a piece of its own,
+        not with the chunk between); None when it does not fit."""
         plain = count_tokens(record.text)
-        start, end = self._whole_span(record, asked)
-        if (start, end) != (record.start, record.end):
-            grown = self._slice(record, start, end, "full")
-            cost = count_tokens(grown.text)
+        (start, end), apart = self._whole_span(record, asked)
+        pieces: list[Evidence] = []
+        if apart is not None:  # the piece's chunk stays the record's: it came for it
+            piece = self._slice(record, apart.start, apart.end, "full")
+            piece = piece.model_copy(update={"headings": list(apart.headings)})
+            pieces = sorted([self._as(record, "full"), piece], key=lambda r: r.start)
+        elif (start, end) != (record.start, record.end):
+            pieces = [self._slice(record, start, end, "full")]
+        if pieces:
+            cost = sum(count_tokens(piece.text) for piece in pieces)
             if cost <= room:
-                self._claim(record.source_id, start, end)
-                return Placed([grown], "full", cost, rank, record)
+                for piece in pieces:
+                    self._claim(record.source_id, piece.start, piece.end)
+                return Placed(pieces, "full", cost, rank, record)
         if plain <= room or (first and plain <= room / FULL_SHARE):
             self._claim(record.source_id, record.start, record.end)
             return Placed([self._as(record, "full")], "full", plain, rank, record)
@@ -413,16 +421,21 @@ class Assembler:
             return None
         return text if text[record.start : record.end] == record.text else None
 
-    def _whole_span(self, record: Evidence, asked: Asked | None = None) -> Span:
+    def _whole_span(
+        self, record: Evidence, asked: Asked | None = None
+    ) -> tuple[Span, Chunk | None]:
+        """The record's span grown by what it needs of its neighbours; and the part of
+        its section that answers what is asked when that lies a chunk away (a piece of
+        its own, not the chunk between: `section_answer`)."""
         text = self._snapshot(record)
         if text is None:
-            return record.start, record.end
+            return (record.start, record.end), None
         sha256 = self.sources[record.source_id].sha256
         chunks = snapshot_chunks(sha256, text, self.chunk_size)
         position = chunk_position(chunks, record.start, record.end)
         start, end = record.start, record.end
         if position is None:
-            return start, end
+            return (start, end), None
         if asked is not None and asked.asks_value:
             title = self._title_of(record)
             headings = snapshot_headings(sha256, text)
@@ -430,7 +443,10 @@ class Assembler:
             if answering is not None and not self._overlaps(
                 record.source_id, answering.start, answering.end
             ):
-                return min(start, answering.start), max(end, answering.end)
+                between = text[min(end, answering.end) : max(start, answering.start)]
+                if between.strip():
+                    return (start, end), answering
+                return (min(start, answering.start), max(end, answering.end)), None
         if position + 1 < len(chunks):
             following = chunks[position + 1]
             if needs_next(text, chunks[position], following) and not self._overlaps(
@@ -443,7 +459,7 @@ class Assembler:
                 record.source_id, preceding.start, preceding.end
             ):
                 start = preceding.start
-        return start, end
+        return (start, end), None
 
     def _slice(self, record: Evidence, start: int, end: int, tier: Tier) -> Evidence:
         """A new record for another span of the same snapshot, remembering the chunk."""

@@ -8,7 +8,7 @@ snapshot, as `chunk_text` cut it.
 
 A question that asks for a value is the other case: a setting's section says what it
 does in one chunk and "The default is one second (1s)." in the next. A chunk that holds
-no sentence answering it pulls in what of an adjacent chunk lies in its section and does
+no sentence answering it pulls in what of a near chunk lies in its section and does
 answer (a section's last line may open a chunk that is the next section's), or, when
 the heading it lies under gives the value (a changelog dates a release in its heading:
 "Release 1.0 (Jul 23, 2010)"), that heading's line.
@@ -99,20 +99,32 @@ def section_answer(
 ) -> Chunk | None:
     """The part of a chunk near `chunks[position]` that lies in the same section and
     answers what is asked when that chunk does not (the next one first, then the one
-    before, then the one after next when the next is all of the section); None
-    otherwise. A part, not the whole chunk: a section's last line ("New in version
-    3.8.") may open a chunk that is mostly the next section's."""
+    before, then the one after next and the one before the previous when the chunk
+    between is running text all of the section); None otherwise. A part, not the whole
+    chunk: a section's last line ("New in version 3.8.") may open a chunk that is mostly
+    the next section's."""
     chunk = chunks[position]
     if asked.answered_in(text[chunk.start : chunk.end], frames_at(title, headings, chunk.start)):
         return None
     reach = [position + 1, position - 1]
-    if position + 2 < len(chunks) and len(chunk.headings) > 1:
-        # An entry under the page's title (a setting, a function) may end two chunks on;
-        # a page with no heading under its title is one long section, not one entry.
-        following = chunks[position + 1]
-        within = _in_section(following, chunk.headings, headings)
-        if within is not None and (within.start, within.end) == (following.start, following.end):
-            reach.append(position + 2)
+    # A section under the page's title (a setting's entry) or one of a page's several
+    # top sections (a man page's DESCRIPTION) may say what it sets two chunks before or
+    # after its value, across running text; a page with one heading over all of it is
+    # one long section, and a list (a release's changes) is of items each about itself.
+    tops = {path for _, path in headings if len(path) == 1}
+    entry = len(chunk.headings) > 1 or (len(chunk.headings) == 1 and len(tops) > 1)
+    for step in (1, -1):
+        beside = position + step
+        if not entry or not 0 <= beside + step < len(chunks):
+            continue
+        between = chunks[beside]
+        within = _in_section(between, chunk.headings, headings)
+        if (
+            within is not None
+            and (within.start, within.end) == (between.start, between.end)
+            and not any(map(_BLOCK_LINE.match, text[between.start : between.end].split("\n")))
+        ):
+            reach.append(beside + step)
     for neighbour in reach:
         if 0 <= neighbour < len(chunks):
             part = _in_section(chunks[neighbour], chunk.headings, headings)
