@@ -365,6 +365,21 @@ def test_a_page_belongs_to_the_collection_its_home_link_names() -> None:
     assert collection("<title>6.3. Components</title>") == ""
 
 
+def test_a_man_page_belongs_to_the_manual_its_header_line_names() -> None:
+    """mandoc's HTML heads a man page with its name, its manual and its name again: the
+    manual ("OpenSSL") is the product, which the page's text often never names."""
+    header = (
+        '<table class="head"><tr><td class="head-ltitle">SSL_CTX_SET_NUM_TICKETS(3SSL)</td>'
+        '<td class="head-vol">OpenSSL</td><td class="head-rtitle">SSL_CTX_SET_NUM_TICKETS'
+        "(3SSL)</td></tr></table>"
+    )
+    body = f"{header}<h1>DESCRIPTION</h1>"
+    head = "<title>SSL_CTX_SET_NUM_TICKETS(3SSL)</title>"
+    assert html_document(page(head, body), "m.html", "m").collection == "OpenSSL"
+    assert html_document(page(head, body.replace("OpenSSL", " ")), "m.html", "m").collection == ""
+    assert html_document(page(head, "<h1>DESCRIPTION</h1>"), "m.html", "m").collection == ""
+
+
 def test_a_page_date_is_its_meta_date_else_its_marked_or_only_time_element() -> None:
     def date(head: str, body: str) -> str | None:
         return html_document(page(head, body), "d.html", "d").published

@@ -285,14 +285,14 @@ def test_a_second_refresh_waits_for_the_first_and_reads_its_index(
 # What the index holds of the committed real pages, digested, for each INDEX_VERSION since
 # this guard came, and the library releases it was recorded with
 # (`test_what_the_index_holds_changes_only_with_its_version`).
-HELD_AT_VERSION = {29: "e9ed063d6b5dbf342472df6cfe34a41f84290b7953e735c65d210db11768ca13"}
+HELD_AT_VERSION = {30: "5487ce4dcf60cef4a91520cee02e251f35acb088a0334cd7670653bd8f79979b"}
 HELD_WITH = {"trafilatura": "2.3.1", "lxml": "6.2.0", "PyStemmer": "3.1.0", "jieba": "0.42.1"}
 
 
 def held_digest() -> str:
     """A digest of what the index stores of every committed real page: each document's
-    title, text, chunks and their tokens, field by field, and its edition where it has one,
-    as `_extract_file` gives them."""
+    title, text, chunks and their tokens, field by field, and its edition and collection
+    where it has them, as `_extract_file` gives them."""
     import hashlib
     import json
     from dataclasses import asdict
@@ -306,6 +306,7 @@ def held_digest() -> str:
         for document, text, tokens in documents:
             held = [document.title, document.chunks, text, asdict(tokens), problems]
             held += [document.edition] if document.edition else []
+            held += [document.collection] if document.collection else []
             digest.update(json.dumps(held, ensure_ascii=False).encode())
     return digest.hexdigest()
 

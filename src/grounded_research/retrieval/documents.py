@@ -179,7 +179,7 @@ def html_document(
 
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
-    home = _home(tree) if tree is not None else ""
+    home = (_home(tree) or _manual_volume(tree)) if tree is not None else ""
     if tree is not None:
         tree = _shown(tree)
         tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
@@ -702,6 +702,17 @@ def _home(tree: HtmlElement) -> str:
 
 
 _COLLECTION_LINKS = frozenset({"home", "start", "top"})
+
+
+def _manual_volume(tree: HtmlElement) -> str:
+    """The manual a man page belongs to, as mandoc's HTML heads it: the centre cell of
+    its header line (`<td class="head-vol">OpenSSL</td>`, "Linux Programmer's Manual").
+    A man page names its product there and often nowhere in its text."""
+    for cell in tree.iterfind(".//table[@class='head']//td[@class='head-vol']"):
+        volume = " ".join(cell.text_content().split())
+        if volume:
+            return volume
+    return ""
 
 
 def _site_of(head: str, title: str) -> str:
