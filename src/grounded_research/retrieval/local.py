@@ -69,7 +69,9 @@ from grounded_research.text.chunking import chunk_text
 from grounded_research.text.editions import edition_of, edition_releases
 from grounded_research.text.tokenize import tokenize
 
-# 29: text loose in a page's <body> kept as paragraphs (`documents._loose_text_in_paragraphs`);
+# 30: a man page's manual, as mandoc's header line names it, its collection
+# (`documents._manual_volume`); 29: text loose in a page's <body> kept as paragraphs
+# (`documents._loose_text_in_paragraphs`);
 # 28: prose set in a bare <pre> read as paragraphs (`documents._holds_prose`); 27: the release
 # a page says at its top that it documents, its edition (`editions.edition_of`);
 # 26: a section whose id is made of its title's words kept, a <summary> a paragraph
