@@ -1368,14 +1368,10 @@ class Asked(NamedTuple):
     def holds_value(self, sentence: str) -> bool:
         """Whether the sentence holds a value of the asked kind (`holds_answer`); a
         length, a duration or a size asked for, with a unit: "How long is the bridge?"
-        is answered by "nearly 8 km", not by "a population of 3.7 million". A default
-        asked for may be stated bare, its unit left to its entry ("`depth` … Specifies
-        the number of times to recurse … **Default:** `2`.")."""
+        is answered by "nearly 8 km", not by "a population of 3.7 million"."""
         if not self.holds(sentence):
             return False
-        if not self.measure or _MEASURED.search(sentence) is not None:
-            return True
-        return self.default and _DEFAULT.search(sentence) is not None
+        return not self.measure or _MEASURED.search(sentence) is not None
 
     def holds(self, sentence: str) -> bool:
         """`holds_answer`, a name asked for being one the question does not give: "To
