@@ -142,9 +142,6 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "For the details, see section 4 below.", False),
         # nor a manual page by its section: "master(8)" is the daemon's page, not 8 ports
         ("quantity", "By default, all master(8) listener ports are enabled.", False),
-        # its name set in bold, italics or code as man pages render it
-        ("quantity", "The queue, as defined by the **listen**(2) system call.", False),
-        ("quantity", "See *ssl*(7) and `socket`(2) for the details.", False),
         ("quantity", "See SSL_CTX_new(3ssl) and postconf(5); the default is 2.", True),
         ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),

@@ -180,10 +180,9 @@ _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
 # 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
-_SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "SSL_new(3ssl)",
-    # its name set in bold, italics or code ("**listen**(2)")
+_SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "SSL_new(3ssl)"
     r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|"
-    r"(?:(?<=[A-Za-z_])|(?<=[A-Za-z][*`])|(?<=[A-Za-z]\*\*))\(\d[a-z]*\)",
+    r"(?<=[A-Za-z_])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
 # Any number that numbers a part of a book: a reference to a section, a table's or a
