@@ -266,13 +266,13 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     `<pre>` (a shell session, a DocBook screen) as plain lines, and a comment line in it
     ("# Ignore objects and archives.") was then read as a heading over the rest of the
     page. Prose set in fixed columns in a bare block is prose, a paragraph each
-    (`_holds_prose`): a plain-text manual shown as HTML (HAProxy's configuration
+    (`_prose_as_paragraphs`): a plain-text manual shown as HTML (HAProxy's configuration
     manual, a licence) says everything in such blocks, and code is never quoted as an
     answer."""
     for block in list(tree.iter("pre")):
         if next(block.iter("code"), None) is not None:
             continue
-        if _holds_prose(block):
+        if _prose_as_paragraphs(block):
             continue
         code = block.makeelement("code", {})
         code.text, block.text = block.text, None
@@ -282,9 +282,9 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     return tree
 
 
-def _holds_prose(block: HtmlElement) -> bool:
-    """Whether a bare preformatted block holds prose, and if so the block replaced by its
-    paragraphs: each run of lines between blank lines that reads as prose
+def _prose_as_paragraphs(block: HtmlElement) -> bool:
+    """Replaces a bare preformatted block that holds prose by its paragraphs, and says
+    whether it did: each run of lines between blank lines that reads as prose
     (`_reads_as_prose`) a paragraph, its lines joined; the runs between them code, as
     they were set. Not a block a highlighter set, nor one that marks words in bold or
     italics (a manual page's, which trafilatura writes as marked text, not as code)."""

@@ -71,9 +71,9 @@ from grounded_research.text.tokenize import tokenize
 
 # 30: a man page's manual, as mandoc's header line names it, its collection
 # (`documents._manual_volume`); 29: text loose in a page's <body> kept as paragraphs
-# (`documents._loose_text_in_paragraphs`);
-# 28: prose set in a bare <pre> read as paragraphs (`documents._holds_prose`); 27: the release
-# a page says at its top that it documents, its edition (`editions.edition_of`);
+# (`documents._loose_text_in_paragraphs`); 28: prose set in a bare <pre> read as paragraphs
+# (`documents._prose_as_paragraphs`); 27: the release a page says at its top that it
+# documents, its edition (`editions.edition_of`);
 # 26: a section whose id is made of its title's words kept, a <summary> a paragraph
 # (`documents._sections_kept`, `documents._labels`); 25: a line opening in lowercase goes on with
 # the sentence of the line before it, however short
