@@ -1355,3 +1355,31 @@ def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path:
     assert quoted[0].startswith("- “**Changes in version 3.38.0 (2022-02-22):**”"), answer
     assert "Added the unixepoch() function." in quoted[1]
     assert "3.16.0" not in answer
+
+
+def test_an_attributes_value_in_its_heading_is_quoted_as_the_answer(tmp_path: Path) -> None:
+    """An API reference gives an attribute's value in its entry's heading
+    ("max_form_parts = 1000") and describes it below without the number: the question
+    is answered, not declared open, and the answer quotes the heading's line above the
+    description, so the value stands in a cited quote."""
+    write(
+        tmp_path / "corpus",
+        "flask/api.md",
+        "# API\n\n## Incoming Request Data\n\n### max\\_form\\_parts *= 1000*\n\n"
+        "The maximum number of multipart parts to parse. Parsing form data with more "
+        "than this many parts will raise `RequestEntityTooLarge`.\n\n"
+        "### max\\_content\\_length *= None*\n\n"
+        "The maximum content length of the request body.\n",
+    )
+
+    result = ask(
+        tmp_path,
+        "By default, how many parts of a multipart form body will a Flask request parse?",
+        max_rounds=0,
+    )
+
+    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert quoted[0] == "- “max_form_parts *= 1000*” [1]", answer
+    assert "The maximum number of multipart parts to parse." in quoted[1]
+    assert not unanswered(result)

@@ -1347,3 +1347,26 @@ def test_the_first_version_that_has_a_thing_asks_when_it_was_added() -> None:
     assert asked.events == {"added"}
     frame = "SQLite Release 3.35.1 On 2021-03-15\nChanges"
     assert asked.answered_by("Add support for the RETURNING clause on DELETE.", frame)
+
+
+def test_an_entry_heading_that_assigns_a_number_gives_the_value_its_description_lacks() -> None:
+    # an API's attribute or signature states its default once, in the entry's heading
+    asked = Asked.of("By default, how many parts of a multipart form body will Flask parse?")
+    attribute = "API\nIncoming Request Data\nmax\\_form\\_parts *= 1000*"
+    described = "The maximum number of multipart parts to parse."
+    assert asked.value_above(described, attribute) == "max\\_form\\_parts *= 1000*"
+    assert asked.answered_by(described, attribute)
+    assert asked.states_default(described, attribute)
+    assert not asked.answered_by(described, "API\nIncoming Request Data\nmax\\_form\\_parts")
+    # a signature's parameter: the value is its default when the sentence names it
+    pools = Asked.of("How many connection pools does the HTTPAdapter cache by default?")
+    signature = "API\n*class* HTTPAdapter(*pool\\_connections=10*, *max\\_retries=0*)"
+    assert pools.answered_by("**pool_connections** – The number of pools to cache.", signature)
+    assert not pools.answered_by("The built-in HTTP Adapter for urllib3.", signature)
+    # a parameter whose name shares no word with the question is not what is asked of
+    assert not pools.value_above("**max_retries** – The number of retries.", signature)
+    # a sentence that gives a number itself needs no heading's; nor does another kind
+    assert not pools.value_above("It caches 4 connection pools.", signature)
+    assert not Asked.of("Which class caches connection pools?").value_above(
+        "**pool_connections** – The number of pools to cache.", signature
+    )

@@ -287,12 +287,12 @@ def answer_lines(
     for a comparison ("which came first, A or B"), the best for each side, a quote that
     names it, so the reader has both dates or versions side by side; none for an open
     question ("how do I …"), whose answer is the findings as a whole. A quote whose
-    release only its heading gives comes after that heading's line (`release_line`,
+    value only its heading gives comes after that heading's line (`heading_line`,
     from the evidence `selected`)."""
     asked = Asked.of(question)
 
     def lined(quote: Quote) -> Quote | None:
-        return release_line(quote, asked, selected, titles, headings_at)
+        return heading_line(quote, asked, selected, titles, headings_at)
 
     if asked.kind == "any":
         return []
@@ -329,33 +329,32 @@ def answer_lines(
     return lines
 
 
-def release_line(
+def heading_line(
     quote: Quote,
     asked: Asked,
     records: Sequence[Evidence],
     titles: dict[str, str],
     headings_at: HeadingsAt,
 ) -> Quote | None:
-    """For a quote that tells the change asked of and leaves its release to the heading
-    above it ("#9987: Added support for hidden configuration file …" under "pytest
-    7.2.0 (2022-10-23)", `Asked.release_above`; or to its list's label, "**Changes in
-    version 3.38.0 (2022-02-22):**"), that heading's line, quoted from a
-    record of its source (selection brings it in for such a passage, `Assembler.fit`)
-    under the headings above it: the value asked for then stands in the answer, cited,
-    not only beside it. None when the quote holds its value itself, or no record holds
-    the line."""
-    if asked.holds(quote.sentence):
-        return None
+    """For a quote that leaves the value asked for to the heading above it
+    (`Asked.heading_leaned_on`), that heading's line, quoted from a record of its source
+    (selection brings it in for such a passage, `Assembler.fit`) under the headings
+    above it: the value then stands in the answer, cited, not only beside it. The
+    heading of a release notes' item ("#9987: Added support for hidden configuration
+    file …" under "pytest 7.2.0 (2022-10-23)"; or its list's label, "**Changes in
+    version 3.38.0 (2022-02-22):**"); an entry's heading that assigns the number asked
+    for ("max_form_parts = 1000"). None when the quote holds its value itself, or no
+    record holds the line."""
     above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-    release = asked.release_above(quote.sentence, above)
-    if not release:
+    leaned_on = asked.heading_leaned_on(quote.sentence, above)
+    if not leaned_on:
         return None
     for record in records:
         if record.source_id != quote.record.source_id:
             continue
         for start, end in sentences(record.text):
             text = record.text[start:end]
-            if (HEADING_LINE.match(text) or is_list_label(text)) and release in text:
+            if (HEADING_LINE.match(text) or is_list_label(text)) and leaned_on in text:
                 heading = LINE_MARKER.sub("", text).strip()
                 return Quote(record, heading, headings_at(record, start)[:-1])
     return None

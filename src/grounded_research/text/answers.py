@@ -446,6 +446,15 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
     return False
 
 
+# A heading's assignment of a number to a name: an attribute's value ("max_form_parts =
+# 1000"), a parameter's default in a signature ("pool_connections=10", "length: int = 255")
+_ASSIGNED = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\s*(?::\s*[\w.\[\], |]+?\s*)?"  # a name, its annotation
+    r"(?<![=!<>])=(?!=)\s*(-?\d[\d_]*(?:\.\d+)?)(?![\w.])"  # "=", not "==", a number
+)
+# The name an entry's heading opens with, after a word such as "class" or "attribute"
+_CALLED_OR_NAMED = re.compile(r"\W*(?:[a-z]+\s+)?(?:[\w.]+\.)?([A-Za-z_]\w*)\s*[(=:]")
+_EMPHASIS_MARK = re.compile(r"[*`]")
 # A heading that names a release: "Release 5.1.0", "Changes in version 3.39.0", "Django
 # 4.0 release notes", "What's New In Python 3.11".
 _RELEASE_NAMED = re.compile(r"\b(?:releases?|versions?|what['’]?s new)\b|版本|发布", re.IGNORECASE)
@@ -1431,6 +1440,9 @@ class Asked(NamedTuple):
         release = self.release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
             stated = f"{release}\n{stated}"
+        assigned = not release and self.value_above(stated, frame)
+        if assigned:  # an entry's description: its heading assigns it the value
+            stated = f"{assigned}\n{stated}"
         series = self.kind == "version"
         if not self.holds(stated) or names_other_release(sentence, self.phrases, series):
             return False
@@ -1453,6 +1465,8 @@ class Asked(NamedTuple):
         told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
         if "switched" not in self.events:  # "0 disables the timeout" describes a setting
             told -= {"switched"}
+        if assigned and told:  # "The maximum number …" under "max_form_parts = 1000"
+            told |= {"default"}  # the heading's value is the entry's default
         if told and not told & self.events:
             return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
         above, _, innermost = frame.rpartition("\n")
@@ -1509,6 +1523,30 @@ class Asked(NamedTuple):
                 _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading)
             ):
                 return heading
+        return ""
+
+    def value_above(self, sentence: str, frame: str) -> str:
+        """Asked how many or how much, of a sentence that gives no number and describes
+        an entry of an API: its innermost heading when that assigns the entry a number
+        ("The maximum number of multipart parts to parse …" under "max_form_parts =
+        1000"), or assigns one to a parameter the sentence names ("pool_connections – The
+        number of urllib3 connection pools to cache." under "HTTPAdapter(pool_connections=
+        10, pool_maxsize=10, …)"), a name sharing a word with the question: a signature
+        or an attribute's line gives the value once, and the description never repeats
+        it. "" otherwise."""
+        if self.kind != "quantity" or self.holds(sentence):
+            return ""
+        innermost = frame.rpartition("\n")[2]
+        heading = _EMPHASIS_MARK.sub("", unescaped(innermost))
+        entry = _CALLED_OR_NAMED.match(heading)
+        wanted = self.words | self.counted | set(tokenize(" ".join(self.codes)))
+        said = unescaped(sentence)
+        for match in _ASSIGNED.finditer(heading):
+            name = match.group(1)
+            if not wanted & set(tokenize(name)):
+                continue
+            if (entry and entry.group(1) == name) or mentions_identifier(said, name):
+                return innermost
         return ""
 
     def entry_labelled(self, text: str, spans: Sequence[tuple[int, int, str]], at: int) -> int:
@@ -1581,20 +1619,29 @@ class Asked(NamedTuple):
         value asked for."""
         return self.given.sub(" ", text) if self.given else text
 
-    def releases_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
-        """The release headings the passage's answers lean on: of its sentences that
-        answer (read as `answered_in` reads them), those that tell the change asked of
-        and leave its release to the heading above them (`release_above`: "Added
-        support for hidden configuration file …" under "pytest 7.2.0 (2022-10-23)"). A
-        reader needs that heading's line quoted with the sentence: it holds the value."""
+    def headings_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
+        """The headings the passage's answers lean on for the value asked for: of its
+        sentences that answer (read as `answered_in` reads them), those that leave it to
+        the heading above them (`heading_leaned_on`). A reader needs that heading's line
+        quoted with the sentence: it holds the value."""
         found: list[str] = []
-        if self.kind not in ("version", "comparison") or not self.events:
-            return found  # no release asked of a change (`release_above`): no sentence read
+        if self.kind not in ("version", "comparison", "quantity"):
+            return found  # no heading gives another kind's value: no sentence read
         for sentence, under in _read_sentences(text, frame_at):
-            release = self.release_above(self._ungiven(sentence), under)
-            if release and release not in found and self.answered_by(sentence, under):
-                found.append(release)
+            heading = self.heading_leaned_on(sentence, under)
+            if heading and heading not in found and self.answered_by(sentence, under):
+                found.append(heading)
         return found
+
+    def heading_leaned_on(self, sentence: str, frame: str) -> str:
+        """The heading above a sentence that gives the value the sentence leaves to it:
+        the release of a release notes' item (`release_above`), the number an entry's
+        heading assigns (`value_above`); "" when the sentence holds its value itself or
+        none does."""
+        sentence = self._ungiven(sentence)
+        if self.holds(sentence):
+            return ""
+        return self.release_above(sentence, frame) or self.value_above(sentence, frame)
 
     def heads_answer(self, heading: str) -> bool:
         """Whether a heading gives the value asked for the release the question names:
@@ -1639,6 +1686,8 @@ class Asked(NamedTuple):
         under the heading of another setting or option ("The default value is 2.0"
         under hash_mem_multiplier is that one's, even where the sentence goes on to
         mention work_mem)."""
+        if self.value_above(sentence, frame):
+            return True  # a signature's default, an attribute's value
         return _DEFAULT.search(f"{frame}\n{sentence}") is not None and not self.under_other_code(
             frame
         )
