@@ -78,6 +78,13 @@ def answer_of(result: ResearchResult) -> list[str]:
     return report.split("## Answer\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
 
 
+def answer_section(result: ResearchResult) -> tuple[str, list[str]]:
+    """The report's Answer section, and its quote lines (a heading's line, then the
+    quote that leans on it, each in a group of its own)."""
+    answer: str = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
+    return answer, [line for line in answer.splitlines() if line.startswith("- ")]
+
+
 def unanswered(result: ResearchResult) -> list[str]:
     return [
         gap.detail
@@ -1319,8 +1326,7 @@ def test_an_item_of_release_notes_is_answered_with_its_release_heading_line(
         chunk_size=200,
     )
 
-    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    answer, quoted = answer_section(result)
     assert quoted[0].startswith("- “tidy 7.2.0 (2022-10-23)”"), answer
     assert "#9987: Added support for a hidden configuration file" in quoted[1]
     assert "New in version 6.0" not in answer
@@ -1350,8 +1356,7 @@ def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path:
 
     result = ask(tmp_path, "In which version was the unixepoch() function added?")
 
-    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    answer, quoted = answer_section(result)
     assert quoted[0].startswith("- “**Changes in version 3.38.0 (2022-02-22):**”"), answer
     assert "Added the unixepoch() function." in quoted[1]
     assert "3.16.0" not in answer
@@ -1378,8 +1383,7 @@ def test_an_attributes_value_in_its_heading_is_quoted_as_the_answer(tmp_path: Pa
         max_rounds=0,
     )
 
-    answer = result.report.split("## Answer", 1)[1].split("\n## ", 1)[0]
-    quoted = [line for line in answer.splitlines() if line.startswith("- ")]
+    answer, quoted = answer_section(result)
     assert quoted[0] == "- “max_form_parts *= 1000*” [1]", answer
     assert "The maximum number of multipart parts to parse." in quoted[1]
     assert not unanswered(result)
