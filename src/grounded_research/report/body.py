@@ -336,17 +336,21 @@ def heading_line(
     titles: dict[str, str],
     headings_at: HeadingsAt,
 ) -> Quote | None:
-    """For a quote that leaves the value asked for to the heading above it
-    (`Asked.heading_leaned_on`), that heading's line, quoted from a record of its source
-    (selection brings it in for such a passage, `Assembler.fit`) under the headings
-    above it: the value then stands in the answer, cited, not only beside it. The
-    heading of a release notes' item ("#9987: Added support for hidden configuration
-    file …" under "pytest 7.2.0 (2022-10-23)"; or its list's label, "**Changes in
-    version 3.38.0 (2022-02-22):**"); an entry's heading that assigns the number asked
-    for ("max_form_parts = 1000"). None when the quote holds its value itself, or no
-    record holds the line."""
+    """For a quote that leaves the value asked for to the heading above it, that
+    heading's line, quoted from a record of its source under the headings above it: the
+    value then stands in the answer, cited, not only beside it. The heading of a release
+    notes' item ("#9987: Added support for hidden configuration file …" under "pytest
+    7.2.0 (2022-10-23)", `Asked.release_above`; or its list's label, "**Changes in
+    version 3.38.0 (2022-02-22):**"), which selection brings in for such a passage
+    (`Assembler.fit`); an entry's heading that assigns the number asked for
+    (`Asked.value_above`: "max_form_parts = 1000"). None when the quote holds its value
+    itself, or no record holds the line."""
     above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-    leaned_on = asked.heading_leaned_on(quote.sentence, above)
+    if asked.holds(quote.sentence):
+        return None
+    leaned_on = asked.release_above(quote.sentence, above) or asked.value_above(
+        quote.sentence, above
+    )
     if not leaned_on:
         return None
     for record in records:

@@ -156,7 +156,7 @@ class Assembler:
         full_cap = int(budget * FULL_SHARE) if tight else budget
         spent = 0
         rest: list[tuple[int, Evidence]] = []
-        leaning: list[tuple[Placed, str]] = []  # a passage, the heading it leans on
+        leaning: list[tuple[Placed, str]] = []  # a passage, the release heading it leans on
         for rank, record in options:
             if self._taken(record):
                 continue  # a neighbour pull above brought it in already
@@ -169,11 +169,9 @@ class Assembler:
                 continue
             passage = placed.records[0]
             frame_at = self.frames_at(passage)
-            if asked is not None:  # a value left to a heading: an item's release, an entry's
-                leaned_on = asked.headings_leaned_on(passage.text, frame_at)
-                if leaned_on and not leaning:  # the first answer's heading: before the rest
-                    self._add_heading(placed, heading_named(leaned_on[0]), full_cap - spent)
-                leaning += [(placed, heading) for heading in leaned_on]
+            if asked is not None:  # a release's notes: their items' release, in its heading
+                releases = asked.releases_leaned_on(passage.text, frame_at)
+                leaning += [(placed, release) for release in releases]
             if unanswered and (
                 unanswered.answered_in(passage.text, frame_at)
                 or (
@@ -198,9 +196,9 @@ class Assembler:
             spent += cut.cost
         if not fitted.placed and options:
             spent += self._never_empty(fitted, options[0], terms_of)
-        for placed, heading in leaning:  # in the room left: they displace no passage
+        for placed, release in leaning:  # in the room left: they displace no passage
             cost = placed.cost
-            if self._add_heading(placed, heading_named(heading), cost + cut_cap - spent):
+            if self._add_heading(placed, heading_named(release), cost + cut_cap - spent):
                 spent += placed.cost - cost
         spent = self._upgrade(fitted, cut_cap, spent)
         self._list(fitted, to_list + beyond, budget - spent)

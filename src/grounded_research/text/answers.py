@@ -1619,29 +1619,20 @@ class Asked(NamedTuple):
         value asked for."""
         return self.given.sub(" ", text) if self.given else text
 
-    def headings_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
-        """The headings the passage's answers lean on for the value asked for: of its
-        sentences that answer (read as `answered_in` reads them), those that leave it to
-        the heading above them (`heading_leaned_on`). A reader needs that heading's line
-        quoted with the sentence: it holds the value."""
+    def releases_leaned_on(self, text: str, frame_at: Callable[[int], str]) -> list[str]:
+        """The release headings the passage's answers lean on: of its sentences that
+        answer (read as `answered_in` reads them), those that tell the change asked of
+        and leave its release to the heading above them (`release_above`: "Added
+        support for hidden configuration file …" under "pytest 7.2.0 (2022-10-23)"). A
+        reader needs that heading's line quoted with the sentence: it holds the value."""
         found: list[str] = []
-        if self.kind not in ("version", "comparison", "quantity"):
-            return found  # no heading gives another kind's value: no sentence read
+        if self.kind not in ("version", "comparison") or not self.events:
+            return found  # no release asked of a change (`release_above`): no sentence read
         for sentence, under in _read_sentences(text, frame_at):
-            heading = self.heading_leaned_on(sentence, under)
-            if heading and heading not in found and self.answered_by(sentence, under):
-                found.append(heading)
+            release = self.release_above(self._ungiven(sentence), under)
+            if release and release not in found and self.answered_by(sentence, under):
+                found.append(release)
         return found
-
-    def heading_leaned_on(self, sentence: str, frame: str) -> str:
-        """The heading above a sentence that gives the value the sentence leaves to it:
-        the release of a release notes' item (`release_above`), the number an entry's
-        heading assigns (`value_above`); "" when the sentence holds its value itself or
-        none does."""
-        sentence = self._ungiven(sentence)
-        if self.holds(sentence):
-            return ""
-        return self.release_above(sentence, frame) or self.value_above(sentence, frame)
 
     def heads_answer(self, heading: str) -> bool:
         """Whether a heading gives the value asked for the release the question names:
