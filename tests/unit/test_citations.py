@@ -71,6 +71,17 @@ def test_notes_about_the_report_are_not_claims() -> None:
     assert [c.text for c in split_claims(report)] == ["A claim about the world."]
 
 
+def test_a_cited_quote_is_a_claim_however_short_a_fragment_of_prose_is_not() -> None:
+    # the answer may be a heading's line or a bare default: the report states it, so it
+    # is checked and counted as any claim; a short piece of prose is no statement
+    report = (
+        "# Q\n\n## Answer\n\n- “`readarray` ¶” [1]\n- “**Default:** `2`.” [2]\n\n"
+        "## Findings\n\nSee [1].\n- “Too short” \n"
+    )
+    claims = split_claims(report)
+    assert [(c.text, c.citations) for c in claims] == [("readarray ¶", [1]), ("Default: 2.", [2])]
+
+
 def test_a_quote_with_code_marks_is_verbatim_once_read_off_the_report() -> None:
     """A quoted sentence with no number or name (as often in Chinese) keeps its code and
     bold marks in the evidence; the claim read off the report has lost them."""

@@ -190,7 +190,9 @@ def split_claims(report: str) -> list[ReportClaim]:
     section heading ends it): those before the first section that holds no claims, the
     verifier's flags left out (a flag after the citation marker would otherwise be read
     as a claim of its own), the tables of the Conflicts section too (they set out the
-    values the quotes under them state)."""
+    values the quotes under them state). A fragment of prose is no claim; a cited
+    quote line is one however short ("“**Default:** `2`.” [1]"): the report states it,
+    and it is checked as any other."""
     cut = AFTER_CLAIMS.search(report)
     body = report[: cut.start()] if cut else report
     claims: list[ReportClaim] = []
@@ -207,7 +209,8 @@ def split_claims(report: str) -> list[ReportClaim]:
         if _NOTE.match(line):
             under = plain(_EMPHASIS.sub("", line.strip()[1:-1]))
             continue
-        spans = [(0, len(line))] if _QUOTE_LINE.match(line) else sentences(line)
+        quote = _QUOTE_LINE.match(line) is not None
+        spans = [(0, len(line))] if quote else sentences(line)
         for start, end in spans:  # a quote of several sentences is one claim
             sentence = line[start:end]
             numbers = citations_in(sentence)
@@ -216,8 +219,8 @@ def split_claims(report: str) -> list[ReportClaim]:
                 # "… end of a quote.” [3]": the marker belongs to the sentence before it
                 last = claims[-1]
                 claims[-1] = ReportClaim(last.text, last.citations + numbers, last.under)
-            elif len(text.split()) >= 3 or len(text) >= 12:
-                claims.append(ReportClaim(text, numbers, under))
+            elif len(text.split()) >= 3 or len(text) >= 12 or (quote and text and numbers):
+                claims.append(ReportClaim(text, numbers, under))  # a cited quote, however short
     return claims
 
 
