@@ -1363,6 +1363,10 @@ def test_an_entry_heading_that_assigns_a_number_gives_the_value_its_description_
     signature = "API\n*class* HTTPAdapter(*pool\\_connections=10*, *max\\_retries=0*)"
     assert pools.answered_by("**pool_connections** – The number of pools to cache.", signature)
     assert not pools.answered_by("The built-in HTTP Adapter for urllib3.", signature)
+    # the parameter's line may lie under a label below the signature ("Parameters")
+    listed = f"{signature}\nParameters"
+    assert pools.answered_by("**pool_connections** – The number of pools to cache.", listed)
+    assert not pools.answered_by("The number of pools to cache.", listed)  # names none
     # a parameter whose name shares no word with the question is not what is asked of
     assert not pools.value_above("**max_retries** – The number of retries.", signature)
     # a sentence that gives a number itself needs no heading's; nor does another kind

@@ -1529,24 +1529,25 @@ class Asked(NamedTuple):
         """Asked how many or how much, of a sentence that gives no number and describes
         an entry of an API: its innermost heading when that assigns the entry a number
         ("The maximum number of multipart parts to parse …" under "max_form_parts =
-        1000"), or assigns one to a parameter the sentence names ("pool_connections – The
-        number of urllib3 connection pools to cache." under "HTTPAdapter(pool_connections=
-        10, pool_maxsize=10, …)"), a name sharing a word with the question: a signature
-        or an attribute's line gives the value once, and the description never repeats
-        it. "" otherwise."""
+        1000"), or a heading above it that assigns one to a parameter the sentence names
+        ("pool_connections – The number of urllib3 connection pools to cache." under
+        "HTTPAdapter(pool_connections=10, pool_maxsize=10, …) › Parameters"), a name
+        sharing a word with the question: a signature or an attribute's line gives the
+        value once, and the description never repeats it. "" otherwise."""
         if self.kind != "quantity" or self.holds(sentence):
             return ""
-        innermost = frame.rpartition("\n")[2]
-        heading = _EMPHASIS_MARK.sub("", unescaped(innermost))
-        entry = _CALLED_OR_NAMED.match(heading)
         wanted = self.words | self.counted | set(tokenize(" ".join(self.codes)))
         said = unescaped(sentence)
-        for match in _ASSIGNED.finditer(heading):
-            name = match.group(1)
-            if not wanted & set(tokenize(name)):
-                continue
-            if (entry and entry.group(1) == name) or mentions_identifier(said, name):
-                return innermost
+        lines = frame.split("\n")
+        for depth, line in enumerate(reversed(lines[1:])):  # the title is no entry
+            heading = _EMPHASIS_MARK.sub("", unescaped(line))
+            entry = _CALLED_OR_NAMED.match(heading) if depth == 0 else None
+            for match in _ASSIGNED.finditer(heading):
+                name = match.group(1)
+                if not wanted & set(tokenize(name)):
+                    continue
+                if (entry and entry.group(1) == name) or mentions_identifier(said, name):
+                    return line
         return ""
 
     def entry_labelled(self, text: str, spans: Sequence[tuple[int, int, str]], at: int) -> int:
