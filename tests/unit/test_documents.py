@@ -177,40 +177,6 @@ def test_a_comment_in_preformatted_text_is_code_not_a_heading(tmp_path: Path) ->
     assert titles == ["EXAMPLES", "NOTES"]
 
 
-def test_a_modules_source_set_in_blocks_inside_its_pre_is_one_code_block(
-    tmp_path: Path,
-) -> None:
-    """Sphinx shows a module's source as one highlighted <pre> with each function in a
-    <div class="viewcode-block"> inside it: the whole source is one code fence, and no
-    line of the code after the first such div is read as prose."""
-
-    def span(code: str) -> str:
-        return f'<span class="n">{code}</span>'
-
-    body = f"    {span('msg = __(&quot;Unknown configure key: ignored.&quot;)')}\n"
-    body += f"    {span('logger.warning(msg)')}\n"
-    blocks = "".join(
-        f'<div class="viewcode-block" id="f{n}"><a class="viewcode-back" href="#f{n}">[docs]'
-        f"</a>{span(f'def validate_{n}(app: Sphinx, config: Config) -> None:')}\n{body}</div>"
-        for n in range(3)
-    )
-    html = (
-        "<html><head><title>Source code for sphinx.builders.latex</title></head><body>"
-        '<main><h1>Source code for sphinx.builders.latex</h1><div class="highlight"><pre>'
-        f"{span('import os')}\n{span('logger = logging.getLogger(__name__)')}\n{blocks}"
-        "</pre></div></main></body></html>"
-    )
-    path = write(tmp_path, "latex.html", html)
-    [document] = read_documents(path, "latex.html").documents
-    fences = [n for n, line in enumerate(document.text.splitlines()) if line.startswith("```")]
-    assert len(fences) == 2, document.text
-    lines = document.text.splitlines()
-    code = lines[fences[0] + 1 : fences[1]]
-    assert code[0] == "import os"
-    assert any("def validate_2" in line for line in code), document.text
-    assert "logger.warning(msg)" in code[-1], document.text
-
-
 def test_prose_set_in_a_preformatted_block_is_prose_and_its_examples_code(
     tmp_path: Path,
 ) -> None:

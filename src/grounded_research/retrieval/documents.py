@@ -268,12 +268,8 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     page. Prose set in fixed columns in a bare block is prose, a paragraph each
     (`_prose_as_paragraphs`): a plain-text manual shown as HTML (HAProxy's configuration
     manual, a licence) says everything in such blocks, and code is never quoted as an
-    answer. A block element inside one is no break in it (Sphinx sets each function of
-    a module's source in a `<div class="viewcode-block">` inside the `<pre>`, and the
-    code after the first such div was read as prose)."""
+    answer."""
     for block in list(tree.iter("pre")):
-        for inner in list(block.iterdescendants("div", "p")):
-            inner.drop_tag()
         if next(block.iter("code"), None) is not None:
             continue
         if _prose_as_paragraphs(block):
