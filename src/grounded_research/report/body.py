@@ -345,9 +345,9 @@ def heading_line(
     (`Assembler.fit`); an entry's heading that assigns the number asked for
     (`Asked.value_above`: "max_form_parts = 1000"). None when the quote holds its value
     itself, or no record holds the line."""
-    above = frame(titles.get(quote.record.source_id, ""), quote.headings)
     if asked.holds(quote.sentence):
         return None
+    above = frame(titles.get(quote.record.source_id, ""), quote.headings)
     leaned_on = asked.release_above(quote.sentence, above) or asked.value_above(
         quote.sentence, above
     )

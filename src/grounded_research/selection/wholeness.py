@@ -111,8 +111,7 @@ def section_answer(
     # top sections (a man page's DESCRIPTION) may say what it sets two chunks before or
     # after its value, across running text; a page with one heading over all of it is
     # one long section, and a list (a release's changes) is of items each about itself.
-    tops = {path for _, path in headings if len(path) == 1}
-    entry = len(chunk.headings) > 1 or (len(chunk.headings) == 1 and len(tops) > 1)
+    entry = len(chunk.headings) > 1 or (len(chunk.headings) == 1 and _several_tops(headings))
     for step in (1, -1):
         beside = position + step
         if not entry or not 0 <= beside + step < len(chunks):
@@ -142,6 +141,18 @@ def frames_at(
     """The frame (title and heading path) at each offset of a passage that starts at
     `start` of its snapshot, whose headings are `headings`."""
     return lambda offset: frame(title, path_at(headings, start + offset))
+
+
+def _several_tops(headings: tuple[tuple[int, tuple[str, ...]], ...]) -> bool:
+    """Whether the page has more than one top section (a man page's NAME, DESCRIPTION, …),
+    read only as far as the second."""
+    first: tuple[str, ...] | None = None
+    for _, path in headings:
+        if len(path) == 1:
+            if first is not None and path != first:
+                return True
+            first = path
+    return False
 
 
 def _in_section(
