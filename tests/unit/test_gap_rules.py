@@ -15,6 +15,7 @@ from grounded_research.gaps.conflicts import find_disagreements, statements
 from grounded_research.nodes.check_gaps import check_gaps
 from grounded_research.retrieval.snapshots import SnapshotStore
 from grounded_research.state import Evidence, Gap, Selection, Source, State, SubQuestion
+from grounded_research.text.answers import names_subject
 from grounded_research.text.facts import name_phrases, statuses
 
 QUESTION = "What energy density does the Aurora A1 cell reach?"
@@ -555,6 +556,26 @@ def test_a_product_documented_elsewhere_is_not_answered_by_another_products_page
     assert "unanswered" in kinds(gaps_of(state))
     state.evidence[next(iter(state.evidence))].text = "- Click 8.1 adds `--env-file` in 2.2.0."
     assert "unanswered" not in kinds(gaps_of(state))
+
+
+def test_a_name_inside_another_word_is_not_named() -> None:
+    """ "See the quick-start section" does not name QUIC; "Multi-Arch" names multiarch
+    and "macOS" a Mac, as a plural names its singular, and a name the text capitalises
+    the shorter name a question writes."""
+    question = "In which OpenSSL version was QUIC client support added?"
+    state = state_with([("tls", "OpenSSL 1.1.0 is needed: see the quick-start section.", None)])
+    state.sources["tls"].location = "postfix-doc/html/FORWARD_SECRECY_README.html"
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    assert any("QUIC" in g.detail for g in gaps_of(state) if g.kind == "unanswered")
+    for passage, name in [
+        ("Since Debian 7 Wheezy, Multi-Arch: same packages coexist.", "multiarch"),
+        ("On macOS Monterey the port is taken.", "mac"),
+        ("The tollgates at Brooks Bar were removed.", "brook"),
+        ("The Livesey Hall War Memorial stands in Sidcup.", "hal"),  # misspelt in a question
+        ("可以使用apt-cacher-ng作为代理。", "apt-cacher-ng"),  # Chinese puts no space around it
+    ]:
+        assert names_subject(passage, ({name}, []))
+    assert not names_subject("Note: a digit.", ({"git"}, []))
 
 
 def test_a_release_named_only_in_passing_is_not_what_a_passage_is_about() -> None:

@@ -126,7 +126,7 @@ def coverage_gaps(
     supporting = [e.id for e in ranked if e.score >= SUPPORTING_SCORE]
     independent = state.independent_sources(supporting)
     follow_ups = bridge_queries(sub_question, ranked, missing or facets, context.follow_up_queries)
-    unnamed = unnamed_subjects(state, sub_question, ranked)
+    unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
     unanswered = why_unanswered(state, sub_question, ranked, unnamed, headings_at)
     if unanswered:  # search for what is missing: a subject, else a number the question gives
         missing_subjects = unnamed or [
@@ -204,7 +204,7 @@ def why_unanswered(
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     if unnamed is None:
-        unnamed = unnamed_subjects(state, sub_question, ranked)
+        unnamed = unnamed_subjects(state, sub_question, ranked, headings_at)
     for names, phrases in unnamed[:1]:  # as the question writes them: "ReiserFS, Debian"
         alone = {n for n in names if not _in_any(n, phrases)}
         written = [phrase_as_written(p, sub_question.text) for p in phrases]
@@ -281,14 +281,21 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
 
 
 def unnamed_subjects(
-    state: State, sub_question: SubQuestion, ranked: list[Evidence]
+    state: State,
+    sub_question: SubQuestion,
+    ranked: list[Evidence],
+    headings_at: HeadingsAt | None = None,
 ) -> list[tuple[set[str], list[str]]]:
     """The subjects of the sub-question that no selected passage names. A subject with a
     name the corpus names documents by, a folder or a file ("SQLite's RETURNING clause",
     "Aurora A1" in aurora-pilot-line.md), must be named by one passage, all its names
     together; the names of a subject the corpus names nothing by ("Lady Mary-Gaye Curzon
     stars with Douglas Smith") may each be named by a passage of its own: a multi-hop
-    question's entities lie on several pages."""
+    question's entities lie on several pages. A passage is read under its own heading
+    path and the one it starts under (`headings_at`): it may open with the last lines of
+    the entry before ("New in version 3.9." of functools.cache, in a passage filed under
+    functools.cached_property)."""
+    at = headings_at or HeadingsAt(state.sources, None)
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True, shelves=state.shelves)
     # Asked what holds in a release, not when it came, or which release of a series ("Which
@@ -303,7 +310,9 @@ def unnamed_subjects(
             if names & filed
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
-        if not all(any(_names_subject(state, e, part, series) for e in ranked) for part in parts):
+        if not all(
+            any(_names_subject(state, e, part, series, at(e, 0)) for e in ranked) for part in parts
+        ):
             unnamed.append(subject)
     return unnamed
 
@@ -383,9 +392,17 @@ def _in_place(state: State, record: Evidence) -> str:
 
 
 def _names_subject(
-    state: State, record: Evidence, subject: tuple[set[str], list[str]], series: bool = False
+    state: State,
+    record: Evidence,
+    subject: tuple[set[str], list[str]],
+    series: bool = False,
+    opening: Sequence[str] = (),
 ) -> bool:
-    return passage_names(record.text, subject, _frame(state, record), _place(state, record), series)
+    """`opening`: the headings the passage starts under, when not its own."""
+    above = _frame(state, record)
+    if opening and list(opening) != list(record.headings):
+        above = f"{above}\n{frame('', opening)}"
+    return passage_names(record.text, subject, above, _place(state, record), series)
 
 
 def _names_release(

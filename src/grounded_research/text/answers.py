@@ -798,11 +798,11 @@ def names_subject(
     it ("… applies to version 4.96 of Exim": `edition_of_release`)."""
     names, phrases = subject
     framed = unaccented(unescaped(f"{title}\n{text}"))
-    lowered = f"{framed}\n{place}".lower()
     named = named_terms(framed)
     if not all(
         unaccented(n) in named
-        or unaccented(n) in lowered
+        or _said_whole(unaccented(n), framed)
+        or unaccented(n) in place.lower()
         or misspelt(unaccented(n), named)
         or _method_in_entry(unaccented(n), unescaped(text), unescaped(title))
         for n in names
@@ -840,6 +840,32 @@ def names_subject(
         ):
             return False
     return True
+
+
+def _said_whole(name: str, text: str) -> bool:
+    """Whether the text says the name as a word of its own, in any case: not inside
+    another word ("quic" of "quick-start", "git" of "digit"), though a number, a plural's
+    "s" or a capitalised part may follow it ("python3", "Brooks", "macOS"), or any part
+    when the text capitalises the word, a name it gives in full where a question may
+    shorten or misspell it ("Livesey Hal" for Livesey Hall); hyphenated or not
+    ("Multi-Arch" says multiarch)."""
+    if has_cjk(name):  # Chinese writes no spaces between words
+        return name in text.lower()
+    unhyphenated = _INNER_HYPHEN.sub("", text)
+    for said in (text, unhyphenated) if unhyphenated != text else (text,):
+        for found in re.finditer(rf"(?<![A-Za-z0-9]){re.escape(name)}", said, re.I):
+            after = said[found.end() : found.end() + 2]
+            if not _LATIN_LETTER.match(after) or said[found.start()].isupper():
+                return True
+            if after[0] in "sS" and not _LATIN_LETTER.match(after[1:]):
+                return True
+            if after[0].isupper() and said[found.end() - 1].islower():
+                return True
+    return False
+
+
+_LATIN_LETTER = re.compile(r"[A-Za-z]")  # a letter that may go on a Latin word
+_INNER_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
 
 
 def _method_in_entry(name: str, text: str, frame: str) -> bool:
