@@ -143,6 +143,9 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         # nor a manual page by its section: "master(8)" is the daemon's page, not 8 ports
         ("quantity", "By default, all master(8) listener ports are enabled.", False),
         ("quantity", "See SSL_CTX_new(3ssl) and postconf(5); the default is 2.", True),
+        # nor a bug by its number: bug #727708 is one decision, not 727708 days
+        ("quantity", "缺陷 #727708 2014-02-11：委员会决定默认 init 系统应当为 systemd。", False),
+        ("quantity", "#9987: the default keeps 3 directories.", True),
         ("quantity", "安全更新会提供 3 年。", True),
         ("quantity", "150 characters or fewer.", True),
         # no bound is a value too

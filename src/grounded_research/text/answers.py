@@ -185,6 +185,8 @@ _SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "S
     r"(?<=[A-Za-z_])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
+# The number of an issue, a bug or a pull request: "#727708", "#9987:" (not "&#38;").
+_ISSUE_NUMBER = re.compile(r"(?<![\w#&])#\d+\b")
 # Any number that numbers a part of a book: a reference to a section, a table's or a
 # figure's caption ("Table 6.1", "表 6.1."), the number a heading opens with ("6.1. 有多少种
 # Debian 发布版本？", "### 2.7. Set up"). `holds_answer` skips section references only:
@@ -354,6 +356,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
         unnamed = _SECTION_REFERENCE.sub(" ", unnamed)  # nor a section's ("第 2.7.4 节")
         unnamed = _NUMBERED_RELEASE.sub(" ", unnamed)  # nor a release's ("New in version 0.6")
+        unnamed = _ISSUE_NUMBER.sub(" ", unnamed)  # nor an issue's ("bug #727708")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
