@@ -1294,6 +1294,20 @@ def test_everyday_words_for_a_release_ask_when_it_was_released() -> None:
     assert facets_of("What day did Python 2.0 come out?") == ["python", "2.0", "released"]
 
 
+def test_a_default_asked_in_other_words_is_a_facet_as_docs_word_it() -> None:
+    """ "Unless told otherwise" and "out of the box" ask for what docs call the default
+    ("**Default:** `2`"): the gap check asks that of the passages it judges, not
+    "otherwise" or "box"."""
+    facets = facets_of("How deep does util.inspect() go into nested objects unless told otherwise?")
+    assert "default" in facets and not {"unless", "told", "otherwise"} & set(facets)
+    facets = facets_of(
+        "How many listeners may one event have before Node.js warns, out of the box?"
+    )
+    assert "default" in facets and "box" not in facets
+    assert "默认" in facets_of("如果不改，Debian 安装程序会装上哪种桌面环境？")
+    assert "default" not in facets_of("How deep does util.inspect() go into nested objects?")
+
+
 def test_what_a_release_comes_with_need_not_be_said_with_come() -> None:
     """ "Comes with" is a light verb's way of asking what a release holds: its answer says
     "ships with" or "includes", and the question shares no other word with it besides

@@ -27,6 +27,7 @@ from grounded_research.text.editions import edition_releases
 from grounded_research.text.facets import (
     COMPARISON,
     DATE_ASKED_WITH,
+    LEFT_UNSET,
     facets_of,
     in_release_words,
 )
@@ -92,21 +93,12 @@ _MEASURE_NOUN = re.compile(  # a noun a "which X" asks a number with, in English
     rf"(?:{_SETTING_NOUNS}|{_MEASURES}|priority)s?|"
     r"端口|大小|数量|数目|数值|值|长度|容量|空间|内存|速度|比例|优先级|级别"
 )
-# A default asked for without the word: "unless told otherwise", "if I don't set it",
-# "when you don't specify one", "out of the box", "如果不改".
-_LEFT_UNSET = (
-    r"\bunless (?:configured|set|told|specified) otherwise\b|"
-    r"\b(?:when|if) (?:not set|unset|not specified|not given)\b|"
-    r"\b(?:when|if|unless)\s+(?:i|you|we|one)\s+(?:do\s+not|don['’]t|never)\s+(?:set|change|"
-    r"specify|configure|pick|choose|give|pass)\b|\bout of the box\b|"
-    r"(?:如果|要是)?(?:不改|不设置|不指定|不配置)"
-)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:many|much|long|large|big|far|often|old|fast|small)\b|"
     rf"\bwhat\s+is\s+the\s+(?:default|maximum|minimum|max|min|{_SETTING_NOUNS})\b|"
     rf"\b(?:largest|smallest|highest|lowest|greatest)\s+(?:{_SETTING_NOUNS})s?\b|"
     r"\b(?:default|maximum|minimum|limit)\b|"
-    rf"{_LEFT_UNSET}|"
+    rf"{LEFT_UNSET}|"
     rf"\bwhat\s+(?:\w+\s+)?(?:{_MEASURES})\b|"
     r"多少|默认|缺省|上限|下限|最大|最小|几(?:个|天|年|次|周|月|小时|分钟|秒)|多大|多长|多久",
     re.IGNORECASE,
@@ -1129,7 +1121,7 @@ _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
 }
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
 _DEFAULT = re.compile(
-    rf"\bdefault(?:s|ed)?\b|{_LEFT_UNSET}|默认|缺省",
+    rf"\bdefault(?:s|ed)?\b|{LEFT_UNSET}|默认|缺省",
     re.IGNORECASE,
 )
 

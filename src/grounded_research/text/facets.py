@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from grounded_research.text.tokenize import content_words
+from grounded_research.text.tokenize import content_words, has_cjk
 
 QUESTION_WORDS = frozenset(
     [
@@ -119,6 +119,27 @@ _ASKS_WHAT_SHIPS = re.compile(
 )
 
 
+# A default asked for without the word: "unless told otherwise", "if I don't set it",
+# "when you don't specify one", "out of the box", "如果不改".
+LEFT_UNSET = (
+    r"\bunless (?:configured|set|told|specified) otherwise\b|"
+    r"\b(?:when|if) (?:not set|unset|not specified|not given)\b|"
+    r"\b(?:when|if|unless)\s+(?:i|you|we|one)\s+(?:do\s+not|don['’]t|never)\s+(?:set|change|"
+    r"specify|configure|pick|choose|give|pass)\b|\bout of the box\b|"
+    r"(?:如果|要是)?(?:不改|不设置|不指定|不配置)"
+)
+_LEFT_UNSET_WORDS = re.compile(LEFT_UNSET, re.IGNORECASE)
+
+
+def in_default_words(text: str) -> str:
+    """The question with its everyday words for a default as documentation words it
+    ("unless told otherwise", "out of the box", "如果不改" read as "default", "默认"): what
+    an answer says is "**Default:** `2`", not "otherwise"."""
+    return _LEFT_UNSET_WORDS.sub(
+        lambda found: " 默认 " if has_cjk(found.group(0)) else " default ", text
+    )
+
+
 def in_release_words(text: str) -> str:
     """The question with its everyday words for a release as release notes word it
     ("came out" read as "released")."""
@@ -134,7 +155,7 @@ def facets_of(text: str) -> list[str]:
     the words that open it before them (`FROM_WHEN_ON`) and a comparison's order words
     (`COMPARISON`), the noun a date is asked with (`_ASKED_WHEN`); a release as release
     notes word it (`in_release_words`)."""
-    text = _ASKED_WHEN.sub(r"\1", in_release_words(text))
+    text = _ASKED_WHEN.sub(r"\1", in_release_words(in_default_words(text)))
     words = [w for w in content_words(FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
         return [w for w in words if w.lower() not in _NOT_FACETS]
