@@ -846,8 +846,7 @@ def _said_whole(name: str, text: str) -> bool:
     ("Multi-Arch" says multiarch)."""
     if has_cjk(name):  # Chinese writes no spaces between words
         return name in text.lower()
-    unhyphenated = _INNER_HYPHEN.sub("", text)
-    for said in (text, unhyphenated) if unhyphenated != text else (text,):
+    for said in dict.fromkeys((text, _INNER_HYPHEN.sub("", text))):
         for found in re.finditer(rf"(?<![A-Za-z0-9]){re.escape(name)}", said, re.I):
             after = said[found.end() : found.end() + 2]
             if not _LATIN_LETTER.match(after) or said[found.start()].isupper():

@@ -154,7 +154,7 @@ def facets_of(text: str) -> list[str]:
     """The terms an answer must touch: the question's content words, minus question words,
     the words that open it before them (`FROM_WHEN_ON`) and a comparison's order words
     (`COMPARISON`), the noun a date is asked with (`_ASKED_WHEN`); a release as release
-    notes word it (`in_release_words`)."""
+    notes word it (`in_release_words`), a default as docs do (`in_default_words`)."""
     text = _ASKED_WHEN.sub(r"\1", in_release_words(in_default_words(text)))
     words = [w for w in content_words(FROM_WHEN_ON.sub("", text)) if w not in QUESTION_WORDS]
     if COMPARISON.search(text):
