@@ -582,6 +582,26 @@ def test_a_how_do_i_question_is_answered_by_the_instruction_that_fits_it_best(
     assert [line.sentence for line in lines] == [second, command]
 
 
+def test_a_how_do_i_question_is_answered_by_the_option_whose_entry_says_it(
+    tmp_path: Path,
+) -> None:
+    """A command's reference lists what to type as its entries' headings ("-j N") and
+    says below what each does, with no instruction and command to quote: the option's
+    heading line is the answer, then the sentence of its entry."""
+    write(
+        tmp_path / "corpus",
+        "sphinx-build.md",
+        "# sphinx-build\n\n## Options\n\n### -b buildername\n\nThe most important option: "
+        "it selects a builder.\n\n### -j N\n\nDistribute the build over *N* processes in "
+        "parallel. If `auto` is given, Sphinx uses the number of CPUs as *N*.\n",
+    )
+    result = ask(tmp_path, "How do I make sphinx-build use every CPU for a parallel build?")
+
+    _, quotes = answer_section(result)
+    assert quotes[0] == "- “-j N” [1]" and "CPUs" in quotes[1]
+    assert all(claim.verdict == "supported" for claim in result.claims)
+
+
 def test_a_passage_cut_from_inside_a_code_block_is_code_to_the_gap_check(tmp_path: Path) -> None:
     """A passage cut from inside a listing has no fence above its first lines; they are
     still code, read off the snapshot: a trace's "version | 2.20.1" does not say in

@@ -297,7 +297,7 @@ def answer_lines(
     if asked.kind == "any":
         return []
     if asked.kind == "procedure":
-        return instruction_lines(question, chosen, headings_at)
+        return instruction_lines(question, chosen, headings_at) or option_lines(chosen[:1])
     filed = filed_names(question, places.values(), shelves=shelves)
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_filed(q, filed, titles, places)]
@@ -398,6 +398,27 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
         if best is None or fit > best[0]:  # ties: the better ranked
             best = (fit, [quote, quote._replace(sentence=command, lead="")])
     return best[1] if best else []
+
+
+def option_lines(chosen: list[Quote]) -> list[Quote]:
+    """A "how do I" question's answer when no sentence introduces a command: an option
+    whose entry holds the best quote ("-j N" over "If `auto` argument is given, Sphinx
+    uses the number of CPUs as *N*."), its heading's line quoted from the passage, then
+    the quote. A reference lists what to type as its entries' headings, and says what
+    each does below."""
+    for quote in chosen:
+        option = quote.headings[-1] if quote.headings else ""
+        if not _OPTION_HEADING.match(option):
+            continue
+        for start, end in sentences(quote.record.text):
+            text = quote.record.text[start:end]
+            line = LINE_MARKER.sub("", text).strip().rstrip("¶").strip()
+            if HEADING_LINE.match(text) and line == option.rstrip("¶").strip():
+                return [Quote(quote.record, line, quote.headings[:-1]), quote]
+    return []
+
+
+_OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
 
 
 def _names_filed(
