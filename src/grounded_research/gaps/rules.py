@@ -296,6 +296,7 @@ def unnamed_subjects(
     the entry before ("New in version 3.9." of functools.cache, in a passage filed under
     functools.cached_property)."""
     at = headings_at or HeadingsAt(state.sources, None)
+    opening = {e.id: at(e, 0) for e in ranked}
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True, shelves=state.shelves)
     # Asked what holds in a release, not when it came, or which release of a series ("Which
@@ -311,7 +312,8 @@ def unnamed_subjects(
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
         if not all(
-            any(_names_subject(state, e, part, series, at(e, 0)) for e in ranked) for part in parts
+            any(_names_subject(state, e, part, series, opening[e.id]) for e in ranked)
+            for part in parts
         ):
             unnamed.append(subject)
     return unnamed

@@ -297,7 +297,8 @@ def answer_lines(
     if asked.kind == "any":
         return []
     if asked.kind == "procedure":
-        return instruction_lines(question, chosen, headings_at) or option_lines(chosen[:1])
+        instructions = instruction_lines(question, chosen, headings_at)
+        return instructions or (option_lines(chosen[0], headings_at) if chosen else [])
     filed = filed_names(question, places.values(), shelves=shelves)
     if filed:  # as the gap check: not a passage about another product
         chosen = [q for q in chosen if _names_filed(q, filed, titles, places)]
@@ -353,14 +354,26 @@ def heading_line(
     )
     if not leaned_on:
         return None
+    return quoted_heading(
+        [record for record in records if record.source_id == quote.record.source_id],
+        headings_at,
+        lambda text: bool(HEADING_LINE.match(text) or is_list_label(text)) and leaned_on in text,
+    )
+
+
+def quoted_heading(
+    records: Sequence[Evidence], headings_at: HeadingsAt, sought: Callable[[str], bool]
+) -> Quote | None:
+    """The first line of these records that is the heading sought (`sought` reads the
+    line as written), quoted without its line marker under the headings above it: the
+    line a quote leans on, which the answer shows with it."""
     for record in records:
-        if record.source_id != quote.record.source_id:
-            continue
         for start, end in sentences(record.text):
             text = record.text[start:end]
-            if (HEADING_LINE.match(text) or is_list_label(text)) and leaned_on in text:
-                heading = LINE_MARKER.sub("", text).strip()
-                return Quote(record, heading, headings_at(record, start)[:-1])
+            if sought(text):
+                return Quote(
+                    record, LINE_MARKER.sub("", text).strip(), headings_at(record, start)[:-1]
+                )
     return None
 
 
@@ -400,22 +413,26 @@ def instruction_lines(question: str, chosen: list[Quote], headings_at: HeadingsA
     return best[1] if best else []
 
 
-def option_lines(chosen: list[Quote]) -> list[Quote]:
-    """A "how do I" question's answer when no sentence introduces a command: an option
+def option_lines(best: Quote, headings_at: HeadingsAt) -> list[Quote]:
+    """A "how do I" question's answer when no sentence introduces a command: the option
     whose entry holds the best quote ("-j N" over "If `auto` argument is given, Sphinx
     uses the number of CPUs as *N*."), its heading's line quoted from the passage, then
     the quote. A reference lists what to type as its entries' headings, and says what
     each does below."""
-    for quote in chosen:
-        option = quote.headings[-1] if quote.headings else ""
-        if not _OPTION_HEADING.match(option):
-            continue
-        for start, end in sentences(quote.record.text):
-            text = quote.record.text[start:end]
-            line = LINE_MARKER.sub("", text).strip().rstrip("¶").strip()
-            if HEADING_LINE.match(text) and line == option.rstrip("¶").strip():
-                return [Quote(quote.record, line, quote.headings[:-1]), quote]
-    return []
+    option = best.headings[-1].rstrip("¶").strip() if best.headings else ""
+    if not _OPTION_HEADING.match(option):
+        return []
+    heading = quoted_heading(
+        [best.record],
+        headings_at,
+        lambda text: (
+            bool(HEADING_LINE.match(text))
+            and LINE_MARKER.sub("", text).strip().rstrip("¶").strip() == option
+        ),
+    )
+    if heading is None:
+        return []
+    return [heading._replace(sentence=heading.sentence.rstrip("¶").strip()), best]
 
 
 _OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
