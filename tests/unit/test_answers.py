@@ -1305,6 +1305,12 @@ def test_a_default_asked_in_other_words_is_a_facet_as_docs_word_it() -> None:
     )
     assert "default" in facets and "box" not in facets
     assert "默认" in facets_of("如果不改，Debian 安装程序会装上哪种桌面环境？")
+    assert "默认" in facets_of("没有设置的话，Debian 安装程序会装上哪种桌面环境？")
+    facets = facets_of("What HTML theme does Sphinx use if none is configured?")
+    assert "default" in facets and "configured" not in facets
+    assert "default" in facets_of("What chunk size does iter_lines() use when you leave it out?")
+    assert "default" in facets_of("Which port does it listen on if it isn't set?")
+    assert "default" not in facets_of("Which port does it listen on if it is set?")
     assert "default" not in facets_of("How deep does util.inspect() go into nested objects?")
 
 
@@ -1339,6 +1345,8 @@ def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None
         "what does PostgreSQL set work_mem to if I don't change it",
         "zlib streams: what chunkSize do they use when you don't specify one?",
         "How many listeners can one event have out of the box?",
+        "How many clients may connect when nothing is configured?",
+        "How many bytes does iter_lines() read at a time if omitted?",
     ],
 )
 def test_a_default_asked_for_without_the_word_is_a_default(question: str) -> None:

@@ -120,13 +120,21 @@ _ASKS_WHAT_SHIPS = re.compile(
 
 
 # A default asked for without the word: "unless told otherwise", "if I don't set it",
-# "when you don't specify one", "out of the box", "如果不改".
+# "when you don't specify one", "if none is configured", "when you leave it out", "out
+# of the box", "如果不改".
 LEFT_UNSET = (
     r"\bunless (?:configured|set|told|specified) otherwise\b|"
-    r"\b(?:when|if) (?:not set|unset|not specified|not given)\b|"
+    r"\b(?:when|if)\s+(?:left\s+)?(?:not set|unset|not specified|unspecified|not given|"
+    r"not configured|unconfigured|omitted|left out)\b|"
+    r"\b(?:when|if)\s+(?:none|nothing)\s+is\s+(?:set|configured|specified|given|chosen|"
+    r"picked|selected)\b|"
+    r"\b(?:when|if)\s+(?:it|this|that|they)\s+(?:is\s+not|are\s+not|isn['’]t|aren['’]t)\s+"
+    r"(?:set|configured|specified|given)\b|"
     r"\b(?:when|if|unless)\s+(?:i|you|we|one)\s+(?:do\s+not|don['’]t|never)\s+(?:set|change|"
-    r"specify|configure|pick|choose|give|pass)\b|\bout of the box\b|"
-    r"(?:如果|要是)?(?:不改|不设置|不指定|不配置)"
+    r"specify|configure|pick|choose|give|pass|provide|supply)\b|"
+    r"\b(?:when|if)\s+(?:i|you|we|one)\s+leave\s+(?:it|them|this|that)\s+"
+    r"(?:out|alone|unset|empty|blank)\b|\bout of the box\b|"
+    r"(?:如果|要是)?(?:不改|不设置|不指定|不配置|没有?(?:设置|指定|配置))"
 )
 _LEFT_UNSET_WORDS = re.compile(LEFT_UNSET, re.IGNORECASE)
 
