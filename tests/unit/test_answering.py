@@ -19,6 +19,7 @@ from grounded_research.report.body import (
     instruction_lines,
     joined,
     ranked_sentences,
+    with_antecedent,
     with_lead,
     with_subject,
 )
@@ -674,6 +675,26 @@ def test_the_quotes_cover_the_question_not_only_its_best_ranked_words() -> None:
     assert "Bangor has the nickname Queen City." in chosen
     assert len(chosen) == SENTENCES_PER_SUB_QUESTION
     assert chosen == sorted(chosen, key=text.index)  # in rank order
+
+
+def test_a_quote_whose_subject_points_back_is_read_with_the_sentence_before() -> None:
+    """ "This should be done whenever the configuration file is changed" says what only
+    the sentence before names: the quote starts there; not when that one is quoted
+    already, when the pronoun is no subject that points back, or beyond a glance."""
+    before = "The SIGHUP signal can be used to cause the daemon to re-execute itself."
+    this = "This should be done whenever the configuration file is changed."
+    record = passage(f"{before} {this}")
+    quote = Quote(record, this, (), f"{before} ")
+
+    [pointed] = with_antecedent([quote])
+    assert pointed.sentence == f"{before} {this}" and pointed.lead == ""
+    assert with_antecedent([Quote(record, before, ()), quote])[1] == quote
+    document = "This document covers the configuration language."
+    other = passage(f"{before} {document}")
+    assert with_antecedent([Quote(other, document, (), f"{before} ")])[0].sentence == document
+    far = passage(f"{' '.join(['It was long.'] * 3)} {'word ' * 60}end. {this}")
+    lead = far.text[: far.text.index(this)]
+    assert with_antecedent([Quote(far, this, (), lead)])[0].sentence == this
 
 
 def test_a_quote_that_does_not_name_its_pages_subject_is_read_from_the_opening() -> None:

@@ -160,14 +160,16 @@ def extractive_body(
     quoted = {normalize(line.sentence) for line in answering}
     chosen = {
         sq.id: joined(
-            with_subject(
-                best_sentences(
-                    ranked[sq.id],
-                    quoted,
-                    wanted_terms(sq.text, sq.facets),
-                    hop_pages(ranked[sq.id], titles, answering),
-                ),
-                titles,
+            with_antecedent(
+                with_subject(
+                    best_sentences(
+                        ranked[sq.id],
+                        quoted,
+                        wanted_terms(sq.text, sq.facets),
+                        hop_pages(ranked[sq.id], titles, answering),
+                    ),
+                    titles,
+                )
             )
         )
         for sq in state.sub_questions
@@ -885,6 +887,43 @@ def with_subject(picked: list[Quote], titles: dict[str, str]) -> list[Quote]:
             continue
         named.append(quote._replace(sentence=quoted, lead=""))
     return named
+
+
+# A sentence whose subject is a pronoun that points back: "This should be done whenever
+# Exim's configuration file … is changed" says what only the sentence before it names.
+_POINTS_BACK = re.compile(
+    r"(?:This|That|These|Those|It)\s+(?:is|are|was|were|should|must|can|could|will|would|"
+    r"may|might|has|have|had|does|do|did|means|also|only|then)\b"
+)
+
+
+def with_antecedent(picked: list[Quote]) -> list[Quote]:
+    """A quote whose sentence opens with a pronoun that points back (`_POINTS_BACK`)
+    quoted with the sentence before it in its paragraph, which says what the pronoun
+    stands for ("The SIGHUP signal can be used to cause the daemon to re-execute
+    itself. This should be done whenever Exim's configuration file … is changed"):
+    verbatim, within `JOINED_WORDS`, never across a code block; not when another quote
+    already says that sentence."""
+    said = {normalize(q.sentence) for q in picked}
+    pointed: list[Quote] = []
+    for quote in picked:
+        lead = quote.lead
+        before = sentences(lead)[-1:] if lead and not quote.in_code else []
+        if not before or not _POINTS_BACK.match(quote.sentence):
+            pointed.append(quote)
+            continue
+        start = before[0][0]
+        quoted = lead[start:] + quote.sentence
+        if (
+            normalize(lead[start:]) in said
+            or reading_words(quoted) > JOINED_WORDS
+            or "```" in quoted
+            or quoted not in quote.record.text
+        ):
+            pointed.append(quote)
+            continue
+        pointed.append(quote._replace(sentence=quoted, lead=lead[:start]))
+    return pointed
 
 
 def _names(sentence: str, subject: str) -> bool:
