@@ -37,6 +37,24 @@ def test_a_page_says_at_its_top_which_release_it_documents(text: str, edition: s
     assert edition_of(text, "Bash Reference Manual") == edition
 
 
+def test_an_edition_may_state_its_release_as_the_products_name_and_number() -> None:
+    """A guide says which release it documents as its product's name and a number, with
+    no "version" before it: the name must be the title's, the release one."""
+    title = "Debian GNU/Linux Installation Guide"
+    text = (
+        f"# {title}\n\nThis document contains installation instructions for the Debian "
+        "GNU/Linux 12 system (codename “bookworm”), for the 64-bit PC (“amd64”) architecture."
+    )
+    edition = edition_of(text, title)
+    assert edition.startswith(f"{title}: This document contains")
+    assert edition_releases(edition) == ["12"]
+    assert edition_of_release(edition, ["Debian"], "12")
+    assert not edition_of_release(edition, ["Debian"], "13")
+    # a product the title does not name, or two releases, state no edition
+    assert edition_of(text.replace("Debian GNU/Linux 12", "Ubuntu 22"), title) == ""
+    assert edition_of(text.replace("12 system", "11 and Debian 12 systems"), title) == ""
+
+
 def test_an_edition_said_after_the_top_of_a_page_is_none() -> None:
     text = "# Manual\n\n" + "Words of the page. " * 200 + "This manual is for version 5.2."
     assert edition_of(text, "Manual") == ""

@@ -69,8 +69,10 @@ from grounded_research.text.chunking import chunk_text
 from grounded_research.text.editions import edition_of, edition_releases
 from grounded_research.text.tokenize import tokenize
 
-# 30: a man page's manual, as mandoc's header line names it, its collection
-# (`documents._manual_volume`); 29: text loose in a page's <body> kept as paragraphs
+# 33: an edition stated as its product's name, as the title names it, and a number ("This
+# document contains installation instructions for the Debian GNU/Linux 12 system"; 31 and 32
+# were measured and not kept); 30: a man page's manual, as mandoc's header line names it, its
+# collection (`documents._manual_volume`); 29: text loose in a page's <body> kept as paragraphs
 # (`documents._loose_text_in_paragraphs`); 28: prose set in a bare <pre> read as paragraphs
 # (`documents._prose_as_paragraphs`); 27: the release a page says at its top that it
 # documents, its edition (`editions.edition_of`);
@@ -90,7 +92,7 @@ from grounded_research.text.tokenize import tokenize
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 30
+INDEX_VERSION = 33
 # The libraries whose output the index holds (pages read, words stemmed and segmented): an
 # index built with other releases of them is built again, as one of an older version is.
 # What the index holds of some real pages is guarded by a test against a change that

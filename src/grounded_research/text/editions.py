@@ -13,7 +13,9 @@ def edition_of(text: str, title: str) -> str:
     """What a page says, near its top, of the release of its product it documents, under
     its title ("1. Introduction: This edition of the Exim specification applies to
     version 4.96 of Exim.", "Bash Reference Manual: This is Edition 5.2, … for `Bash`,
-    Version 5.2.", a Texinfo title page's "The Z Shell Manual (zsh): Version 5.9"),
+    Version 5.2.", a Texinfo title page's "The Z Shell Manual (zsh): Version 5.9", "This
+    document contains installation instructions for the Debian GNU/Linux 12 system"
+    under the title "Debian GNU/Linux Installation Guide"),
     whitespace collapsed; "" when it says none. A manual says so once, at its front, and
     its pages never again: asked what holds in Bash 5.2, the pages of Bash 5.2's manual
     answer (`LocalCorpus._editions_of` lends a folder's one edition to the pages filed beside it). A
@@ -22,7 +24,7 @@ def edition_of(text: str, title: str) -> str:
     ("applicable to both version 2.0 and version 2.2")."""
     for sentence in _SENTENCE_END.split(text[:EDITION_WITHIN]):
         said = " ".join(sentence.split())
-        releases = {m.group(1) for m in _EDITION_RELEASE.finditer(said)}
+        releases = set(_releases_said(said, title))
         if _EDITION.search(said) and len(releases) == 1 and not _MENTIONED_RELEASE.search(said):
             return f"{title}: {said}"
     return ""
@@ -30,8 +32,24 @@ def edition_of(text: str, title: str) -> str:
 
 def edition_releases(edition: str) -> list[str]:
     """The release numbers an edition states ("4.96" of "… applies to version 4.96 of
-    Exim.")."""
-    return [m.group(1) for m in _EDITION_RELEASE.finditer(edition)]
+    Exim.", "12" of "This document contains installation instructions for the Debian
+    GNU/Linux 12 system" under the title "Debian GNU/Linux Installation Guide")."""
+    title, _, said = edition.partition(": ")
+    return _releases_said(said or title, title)
+
+
+def _releases_said(said: str, title: str) -> list[str]:
+    """The release numbers a sentence states: after "version", "release" or "edition";
+    else after the name of the product the title names ("Debian GNU/Linux 12")."""
+    releases = [m.group(1) for m in _EDITION_RELEASE.finditer(said)]
+    if releases:
+        return releases
+    titled = set(title.lower().split())
+    return [
+        m.group(2)
+        for m in _PRODUCT_RELEASE.finditer(said)
+        if set(m.group(1).lower().split()) <= titled
+    ]
 
 
 EDITION_WITHIN = 3000  # characters from a page's top that its edition is looked for in
@@ -43,6 +61,10 @@ _EDITION = re.compile(
     re.IGNORECASE,
 )
 _EDITION_RELEASE = re.compile(r"\b(?:version|release|edition)\s+v?(\d+(?:\.\d+)+)", re.IGNORECASE)
+# A product's name and its release number: "Debian GNU/Linux 12", "PostgreSQL 15.4".
+_PRODUCT_RELEASE = re.compile(
+    r"\b((?:[A-Z][\w/+-]*\s+){0,3}[A-Z][\w/+-]*)\s+v?(\d+(?:\.\d+)*)(?![\w.-])"
+)
 _MENTIONED_RELEASE = re.compile(
     r"\b(?:since|from|introduced\s+in|added\s+in|new\s+in|changed\s+in|deprecated|removed"
     r"|as\s+of|before|after|until|prior\s+to)\s+(?:\w+\s+)?(?:version|release)\s+v?\d"
