@@ -224,6 +224,20 @@ def test_a_month_or_a_weekday_names_no_subject() -> None:
     assert subjects("What did Requests change in October?") == [({"requests"}, [])]
 
 
+def test_what_a_question_sets_aside_names_no_subject() -> None:
+    """ "Without editing its CMakeLists.txt" says what the answer is not: the property's
+    page answers, though it never names the file."""
+    question = (
+        "How do I stop a project's COMPILE_WARNING_AS_ERROR setting from turning my "
+        "compiler warnings into errors without editing its CMakeLists.txt?"
+    )
+    assert subjects(question) == [({"compile_warning_as_error"}, [])]
+    assert subjects("How do I serve Flask on port 8080 instead of Django's port?") == [
+        ({"flask"}, [])
+    ]
+    assert subjects("Can Postfix run without Dovecot?") == [({"postfix", "dovecot"}, [])]
+
+
 def test_subjects_are_split_where_the_question_joins_them() -> None:
     assert subjects("Does SQLite support MERGE?") == [({"sqlite", "merge"}, [])]
     assert subjects("Were Scott Derrickson and Ed Wood of the same nationality?") == [

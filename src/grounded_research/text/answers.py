@@ -689,16 +689,24 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     joins with "and", "or" or a comma (a comparison's "before" or "after" too), its
     names (lower case; not a month's or a weekday's) and its names with numbers as
     phrases. "Does SQLite support MERGE?" has one subject, both names together; "Were A
-    and B born in the same city?" has two."""
+    and B born in the same city?" has two. What it sets aside is none (`_ASIDE`)."""
     groups: list[tuple[set[str], list[str]]] = []
     breaks = _COMPARED_BREAK if COMPARISON.search(question) else _GROUP_BREAK
-    for part in breaks.split(question):
+    for part in breaks.split(_ASIDE.sub(" ", question)):
         names = named_terms(part) | identifiers(part) | latin_terms(part)
         names = {n for n in names if not _CALENDAR_WORD.fullmatch(n)}
         phrases = key_phrases(part)
         if names or phrases:
             groups.append((names, phrases))
     return groups
+
+
+# What a question sets aside, not what it asks about: "without editing its
+# CMakeLists.txt", "instead of the default port", "rather than Django's": to the end of
+# its clause.
+_ASIDE = re.compile(
+    r"\b(?:without\s+\w+ing|instead\s+of|rather\s+than)\b[^,;:?!.。，；：？！]*", re.IGNORECASE
+)
 
 
 def latin_terms(question: str) -> set[str]:
