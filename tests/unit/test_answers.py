@@ -143,6 +143,11 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         # nor a manual page by its section: "master(8)" is the daemon's page, not 8 ports
         ("quantity", "By default, all master(8) listener ports are enabled.", False),
         ("quantity", "See SSL_CTX_new(3ssl) and postconf(5); the default is 2.", True),
+        ("quantity", "用 `logrotate`(8) 来简化日志文件的管理。", False),
+        # nor a table, a figure or an example by its number
+        ("quantity", "**表 3.7. `systemd` 下其它零星监控命令列表**", False),
+        ("quantity", "Table 3.7 lists the monitoring commands.", False),
+        ("quantity", "Table 3.7: the default is 2.", True),
         # nor a bug by its number: bug #727708 is one decision, not 727708 days
         ("quantity", "缺陷 #727708 2014-02-11：委员会决定默认 init 系统应当为 systemd。", False),
         ("quantity", "#9987: the default keeps 3 directories.", True),
@@ -532,6 +537,18 @@ def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     assert wait.measures_otherwise("The buffer holds 8 MB.")
     assert not wait.measures_otherwise("The default is one second (1s).")
     assert not Asked.of("How long is the bridge?").dimension  # a length, or a time: not told
+    days = Asked.of("How many days does journald keep its logs by default?")
+    assert days.measures_otherwise("By default the committee took 4 decisions.")
+    assert not days.measures_otherwise("By default it keeps 4.")  # a bare number
+    assert not days.measures_otherwise("It retries 3 times, then waits 30.")
+    assert not days.measures_otherwise("No number here.")
+    days_zh = Asked.of("journald 默认把日志保留多少天？")
+    assert days_zh.measures_otherwise("委员会做了四个决定。")
+    assert days_zh.measures_otherwise("你可以显示从最后一次启动以来的日志。")
+    assert not days_zh.measures_otherwise("日志默认保留 30 天。")
+    # a year is a date, not a time the quantity is measured in
+    assert not Asked.of("软件包保留多少天？").measures_otherwise("在 2014 年保留 5。")
+    assert Asked.of("软件包保留多少天？").measures_otherwise("保留 3 个字节。")
 
 
 def test_a_count_is_said_with_what_it_counts_or_is_a_setting_s_default() -> None:

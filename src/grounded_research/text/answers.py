@@ -171,10 +171,12 @@ _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
     rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)(?:\s+{_RELEASE_WORD}|/)(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
-# 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章").
-_SECTION_REFERENCE = re.compile(  # and a manual page's section: "master(8)", "SSL_new(3ssl)"
-    r"\b(?:sections?|chapters?|§)\s*\d+(?:\.\d+)*|第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|"
-    r"(?<=[A-Za-z_])\(\d[a-z]*\)",
+# 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章"), to a table, a figure or an example
+# ("Table 3.7", "表 3.7"), and a manual page's section: "master(8)", "`logrotate`(8)".
+_SECTION_REFERENCE = re.compile(
+    r"\b(?:sections?|chapters?|tables?|figures?|examples?|§)\s*\d+(?:[.-]\d+)*|"
+    r"第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|[表图例]\s*\d+(?:[.-]\d+)*|"
+    r"(?<=[A-Za-z_`*])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
 # The number of an issue, a bug or a pull request: "#727708", "#9987:" (not "&#38;").
@@ -1166,7 +1168,8 @@ _DIMENSIONS = {
         ),
         re.compile(
             rf"{_AMOUNT}(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
-            r"days?|weeks?|months?|years?)\b|\d\s*(?:毫秒|秒|分钟|小时|天|周|个月|年)",
+            r"days?|weeks?|months?|years?)\b|\d\s*(?:毫秒|秒|分钟|小时|天|周|个月)|"
+            r"(?<![\d.])(?!(?:1[5-9]|20)\d\d\s*年)\d+\s*年",  # "2014 年" is a year, no time
             re.IGNORECASE,
         ),
     ),
@@ -1179,6 +1182,14 @@ def asked_dimension(question: str) -> str:
     return next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), "")
 
 
+# A number that counts things, said with them: "4 decisions", "four files", "四个决定",
+# "最后一次启动".
+_COUNT_OF_THINGS = re.compile(
+    rf"(?:\b(?:\d+|{_NUMBER_WORDS})\s+(?!(?:of|to|by|or|and|if|in|on|for|at|is|are|was|were|"
+    r"per|as|its|the)\b)[a-z]{3,}s\b)|"
+    r"(?:\d+\s*|[一二三四五六七八九十两几]+)\s*(?:个|次|项|条|台|名|种|位|件|篇|张|部|本|组)\s*[\u4e00-\u9fff]",
+    re.IGNORECASE,
+)
 _MEASURED = re.compile(
     rf"{_AMOUNT}(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
@@ -1522,14 +1533,19 @@ class Asked(NamedTuple):
         whether the sentence gives a quantity in another and none in that one, or, giving
         none, the sentences before it in its paragraph (`lead`) do: "Set this to a
         negative value to cache inventories for unlimited time." after "The default is 5,
-        meaning five days" does not say how many megabytes a cache may use. A bare number
-        ("the default is 5") may be in the asked unit: not ruled out."""
+        meaning five days" does not say how many megabytes a cache may use; nor does a
+        sentence whose every number counts things ("four decisions", "四个决定": not how
+        many days). A bare number ("the default is 5") may be in the asked unit: not
+        ruled out."""
         if not self.dimension:
             return False
         for text in (sentence, lead):
             said = [d for d, (_, unit) in _DIMENSIONS.items() if unit.search(text)]
             if said:
                 return self.dimension not in said
+            uncounted = _COUNT_OF_THINGS.sub(" ", text)
+            if uncounted != text and not holds_answer("quantity", uncounted):
+                return True  # its every number counts things
         return False
 
     def release_above(self, sentence: str, frame: str) -> str:
