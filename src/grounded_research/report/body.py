@@ -877,15 +877,11 @@ def with_subject(picked: list[Quote], titles: dict[str, str]) -> list[Quote]:
             named.append(quote)
             continue
         opening = sentences(quote.lead)[:1]
-        quoted = quote.lead + quote.sentence
-        if (
-            not any(_names(quote.lead[start:end], subject) for start, end in opening)
-            or reading_words(quoted) > JOINED_WORDS
-            or "```" in quoted
-        ):
+        read = _read_from(quote, 0)
+        if read is None or not any(_names(quote.lead[s:e], subject) for s, e in opening):
             named.append(quote)
             continue
-        named.append(quote._replace(sentence=quoted, lead=""))
+        named.append(read)
     return named
 
 
@@ -913,17 +909,22 @@ def with_antecedent(picked: list[Quote]) -> list[Quote]:
             pointed.append(quote)
             continue
         start = before[0][0]
-        quoted = lead[start:] + quote.sentence
-        if (
-            normalize(lead[start:]) in said
-            or reading_words(quoted) > JOINED_WORDS
-            or "```" in quoted
-            or quoted not in quote.record.text
-        ):
+        read = _read_from(quote, start)
+        if read is None or normalize(lead[start:]) in said:
             pointed.append(quote)
             continue
-        pointed.append(quote._replace(sentence=quoted, lead=lead[:start]))
+        pointed.append(read)
     return pointed
+
+
+def _read_from(quote: Quote, begin: int) -> Quote | None:
+    """The quote read from `begin` in the sentences before it on (`Quote.lead`), the
+    rest of them left its lead: verbatim, at a glance (`JOINED_WORDS`), never across a
+    code block; None otherwise."""
+    quoted = quote.lead[begin:] + quote.sentence
+    if reading_words(quoted) > JOINED_WORDS or "```" in quoted or quoted not in quote.record.text:
+        return None
+    return quote._replace(sentence=quoted, lead=quote.lead[:begin])
 
 
 def _names(sentence: str, subject: str) -> bool:
