@@ -230,16 +230,16 @@ def test_a_month_or_a_weekday_names_no_subject() -> None:
 
 
 def test_what_a_question_sets_aside_names_no_subject() -> None:
-    """ "Without editing its CMakeLists.txt" says what the answer is not: the property's
+    """ "Without editing its CMakeLists.txt" says a way the answer is not: the property's
     page answers, though it never names the file."""
     question = (
         "How do I stop a project's COMPILE_WARNING_AS_ERROR setting from turning my "
         "compiler warnings into errors without editing its CMakeLists.txt?"
     )
     assert subjects(question) == [({"compile_warning_as_error"}, [])]
-    assert subjects("How do I serve Flask on port 8080 instead of Django's port?") == [
-        ({"flask"}, [])
-    ]
+    # what "instead of" names is often what the answer replaces, and its passage names
+    replaced = "What should code use instead of click.get_terminal_size(), which Click removed?"
+    assert subjects(replaced) == [({"click.get_terminal_size"}, []), ({"click"}, [])]
     assert subjects("Can Postfix run without Dovecot?") == [({"postfix", "dovecot"}, [])]
 
 

@@ -703,12 +703,11 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     return groups
 
 
-# What a question sets aside, not what it asks about: "without editing its
-# CMakeLists.txt", "instead of the default port", "rather than Django's": to the end of
-# its clause.
-_ASIDE = re.compile(
-    r"\b(?:without\s+\w+ing|instead\s+of|rather\s+than)\b[^,;:?!.。，；：？！]*", re.IGNORECASE
-)
+# What a question sets aside as a way of doing it, not what it asks about: "without
+# editing its CMakeLists.txt", "without restarting it", to the end of its clause. Not
+# "instead of" or "rather than": what those name is often what the answer replaces and
+# its passage names ("What should code use instead of click.get_terminal_size()?").
+_ASIDE = re.compile(r"\bwithout\s+\w+ing\b[^,;:?!.。，；：？！]*", re.IGNORECASE)
 
 
 def latin_terms(question: str) -> set[str]:
