@@ -148,6 +148,7 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "**表 3.7. `systemd` 下其它零星监控命令列表**", False),
         ("quantity", "Table 3.7 lists the monitoring commands.", False),
         ("quantity", "Table 3.7: the default is 2.", True),
+        ("quantity", "压缩比例 1.5 倍。", True),  # a ratio, no example's number
         # nor a bug by its number: bug #727708 is one decision, not 727708 days
         ("quantity", "缺陷 #727708 2014-02-11：委员会决定默认 init 系统应当为 systemd。", False),
         ("quantity", "#9987: the default keeps 3 directories.", True),
@@ -542,6 +543,8 @@ def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     assert not days.measures_otherwise("By default it keeps 4.")  # a bare number
     assert not days.measures_otherwise("It retries 3 times, then waits 30.")
     assert not days.measures_otherwise("No number here.")
+    # a count before it says nothing of what a bare number is in
+    assert not days.measures_otherwise("The default is 5.", lead="It holds 4 files. ")
     days_zh = Asked.of("journald 默认把日志保留多少天？")
     assert days_zh.measures_otherwise("委员会做了四个决定。")
     assert days_zh.measures_otherwise("你可以显示从最后一次启动以来的日志。")

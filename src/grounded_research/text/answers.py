@@ -171,24 +171,22 @@ _KEY_PHRASE = re.compile(  # "Python 3.11", and a protocol's "HTTP/3"
     rf"\b([A-Z][\w+#-]*(?:\s+[A-Z][\w+#-]*)*)(?:\s+{_RELEASE_WORD}|/)(\d+(?:\.\d+)*)(?![\w.]*\d)"
 )
 # A reference to a part of a book by its number, in English or in Chinese ("see section
-# 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章"), to a table, a figure or an example
-# ("Table 3.7", "表 3.7"), and a manual page's section: "master(8)", "`logrotate`(8)".
+# 2.7.4", "Chapter 17.3", "参见第 2.7.4 节", "第 9 章"), a table's, a figure's or an
+# example's number ("Table 3.7", "表 3.7"), and a manual page's section: "master(8)",
+# "`logrotate`(8)".
 _SECTION_REFERENCE = re.compile(
-    r"\b(?:sections?|chapters?|tables?|figures?|examples?|§)\s*\d+(?:[.-]\d+)*|"
-    r"第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|[表图例]\s*\d+(?:[.-]\d+)*|"
+    r"\b(?:sections?|chapters?|tables?|figures?|examples?|§)\s*\d+(?:\.\d+)*|"
+    r"第\s*\d+(?:\.\d+)*\s*(?:节|章|部分|篇)|(?:[表图]|(?<![\u4e00-\u9fff])例)\s*\d+(?:\.\d+)+|"
     r"(?<=[A-Za-z_`*])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
 # The number of an issue, a bug or a pull request: "#727708", "#9987:" (not "&#38;").
 _ISSUE_NUMBER = re.compile(r"(?<![\w#&])#\d+\b")
-# Any number that numbers a part of a book: a reference to a section, a table's or a
-# figure's caption ("Table 6.1", "表 6.1."), the number a heading opens with ("6.1. 有多少种
-# Debian 发布版本？", "### 2.7. Set up"). `holds_answer` skips section references only:
-# measured with these too, the table that answers "how many packages" lost its place in
-# the evidence to a passage that no longer held a number (Chinese dev half).
+# Any number that numbers a part of a book: a reference (`_SECTION_REFERENCE`), and the
+# number a heading opens with ("6.1. 有多少种 Debian 发布版本？", "### 2.7. Set up"), which
+# `holds_answer` does not skip.
 _NUMBERED_PART = re.compile(
-    rf"{_SECTION_REFERENCE.pattern}|\b(?:tables?|figures?|examples?)\s*\d+(?:\.\d+)*|"
-    r"[表图例]\s*\d+(?:\.\d+)+|^[ \t>#*]*\d+(?:\.\d+)*\.(?=\s)",
+    rf"{_SECTION_REFERENCE.pattern}|^[ \t>#*]*\d+(?:\.\d+)*\.(?=\s)",
     re.IGNORECASE | re.MULTILINE,
 )
 _ZH_MEASURE = "个|家|位|种|款"  # the measure words "哪" takes before a noun
@@ -1189,6 +1187,20 @@ _COUNT_OF_THINGS = re.compile(
     r"(?:\d+\s*|[一二三四五六七八九十两几]+)\s*(?:个|次|项|条|台|名|种|位|件|篇|张|部|本|组)\s*[\u4e00-\u9fff]",
     re.IGNORECASE,
 )
+
+
+def _dimensions_said(text: str) -> list[str]:
+    """The dimensions the text gives a quantity in, by its units (`_DIMENSIONS`)."""
+    return [dimension for dimension, (_, unit) in _DIMENSIONS.items() if unit.search(text)]
+
+
+def _counts_only(sentence: str) -> bool:
+    """Whether every number of the sentence counts things said with it
+    (`_COUNT_OF_THINGS`)."""
+    uncounted = _COUNT_OF_THINGS.sub(" ", sentence)
+    return uncounted != sentence and not holds_answer("quantity", uncounted)
+
+
 _MEASURED = re.compile(
     rf"{_AMOUNT}(?:km|kilomet(?:er|re)s?|"
     r"met(?:er|re)s?|m|mi|miles?|ft|feet|foot|inch(?:es)?|cm|mm|yards?|ms|s|sec(?:ond)?s?|"
@@ -1538,14 +1550,12 @@ class Asked(NamedTuple):
         ruled out."""
         if not self.dimension:
             return False
-        for text in (sentence, lead):
-            said = [d for d, (_, unit) in _DIMENSIONS.items() if unit.search(text)]
-            if said:
-                return self.dimension not in said
-            uncounted = _COUNT_OF_THINGS.sub(" ", text)
-            if uncounted != text and not holds_answer("quantity", uncounted):
-                return True  # its every number counts things
-        return False
+        if said := _dimensions_said(sentence):
+            return self.dimension not in said
+        if _counts_only(sentence):
+            return True
+        said = _dimensions_said(lead)
+        return bool(said) and self.dimension not in said
 
     def release_above(self, sentence: str, frame: str) -> str:
         """Asked in which version something changed, or which of two changed first, of a
