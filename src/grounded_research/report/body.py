@@ -421,20 +421,23 @@ def option_lines(best: Quote, headings_at: HeadingsAt) -> list[Quote]:
     uses the number of CPUs as *N*."), its heading's line quoted from the passage, then
     the quote. A reference lists what to type as its entries' headings, and says what
     each does below."""
-    option = best.headings[-1].rstrip("¶").strip() if best.headings else ""
+    option = _unmarked(best.headings[-1]) if best.headings else ""
     if not _OPTION_HEADING.match(option):
         return []
     heading = quoted_heading(
         [best.record],
         headings_at,
-        lambda text: (
-            bool(HEADING_LINE.match(text))
-            and LINE_MARKER.sub("", text).strip().rstrip("¶").strip() == option
-        ),
+        lambda text: bool(HEADING_LINE.match(text)) and _unmarked(text) == option,
     )
     if heading is None:
         return []
-    return [heading._replace(sentence=heading.sentence.rstrip("¶").strip()), best]
+    return [heading._replace(sentence=_unmarked(heading.sentence)), best]
+
+
+def _unmarked(line: str) -> str:
+    """A heading's line as its words: without its line marker and the permalink sign a
+    documentation page ends it with ("-j N¶")."""
+    return LINE_MARKER.sub("", line).strip().rstrip("¶").strip()
 
 
 _OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
