@@ -1292,6 +1292,8 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         ("Is the old kernel kept or removed after an upgrade?", "yes_no"),
         ("Does apt remove old kernels first or keep them?", "yes_no"),
         ("What's the way to check Apache's configuration for errors?", "procedure"),
+        ("What's the standard-library way to make a virtual environment?", "procedure"),
+        ("What is a good way to back up a PostgreSQL database?", "procedure"),
         ("mapfile has a synonym in Bash. What is that other builtin called?", "name"),
         ("Django 3.2 came out when?", "date"),
         ("Debian 12 comes with which version of X.Org?", "version"),

@@ -48,7 +48,7 @@ AnswerKind = Literal[
 
 _PROCEDURE = re.compile(
     r"^\W*how\s+(?:do|can|could|should|would|does|might)\s+(?:i|we|you|one|a\s+user)\b|"
-    r"^\W*how\s+to\b|^\W*what\s+is\s+the\s+(?:\w+\s+)?way\s+to\b|怎么|怎样|如何",
+    r"^\W*how\s+to\b|^\W*what\s+is\s+(?:the|an?)\s+(?:[\w-]+\s+){0,2}way\s+to\b|怎么|怎样|如何",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
