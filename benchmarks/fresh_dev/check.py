@@ -2,6 +2,7 @@
 
     python benchmarks/fresh_dev/check.py                      # every file of this folder
     python benchmarks/fresh_dev/check.py --data /work/data    # corpora under another folder
+    python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev2   # the second batch
 
 Each file is one corpus's questions (tools.jsonl over corpus-tools, ...), checked as the
 sets they add to are: every answer and fact pattern found in the text
@@ -33,10 +34,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Check the fresh dev questions.")
     default = check.ROOT / "benchmarks" / ".data"
     parser.add_argument("--data", type=Path, default=default, help="folder of the corpora")
+    parser.add_argument(
+        "--folder", type=Path, default=HERE, help="folder of the question files (fresh_dev2)"
+    )
     args = parser.parse_args()
     status = 0
     for name, (corpus, packages) in SETS.items():
-        path = HERE / name
+        path = args.folder / name
         if path.is_file():  # no split to check: `full_set` is none of these files
             folder = (args.data / corpus).resolve()
             fetch = f"python benchmarks/docs_eval.py fetches it into {corpus}"
