@@ -24,8 +24,9 @@ def edition_of(text: str, title: str) -> str:
     ("applicable to both version 2.0 and version 2.2")."""
     for sentence in _SENTENCE_END.split(text[:EDITION_WITHIN]):
         said = " ".join(sentence.split())
-        releases = set(_releases_said(said, title))
-        if _EDITION.search(said) and len(releases) == 1 and not _MENTIONED_RELEASE.search(said):
+        if not _EDITION.search(said) or _MENTIONED_RELEASE.search(said):
+            continue  # the releases are read only of a sentence that may state an edition
+        if len(set(_releases_said(said, title))) == 1:
             return f"{title}: {said}"
     return ""
 
