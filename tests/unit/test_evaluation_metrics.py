@@ -152,6 +152,19 @@ def test_answer_next_to_cjk_text_still_counts() -> None:
     assert recall is not None and recall.retrieved == 1.0
 
 
+def test_answer_is_read_with_markdown_escapes_undone() -> None:
+    """A page converted to Markdown stores "SSL\\_CTX\\_new"; the report shows "SSL_CTX_new"."""
+    page = r"**SSL\_CTX\_set\_keylog\_callback()** sets the TLS key logging callback."
+    run = result(
+        [evidence("e1", "a", page)],
+        selected=["e1"],
+        report="# q\n\n- “SSL_CTX_set_keylog_callback() sets the TLS key logging callback.” [1]\n",
+    )
+    for answer in ("SSL_CTX_set_keylog_callback", r"SSL\_CTX\_set\_keylog\_callback"):
+        recall = answer_recall(question(answers=[answer]), stage_texts(run))
+        assert recall == StageRecall(retrieved=1.0, selected=1.0, report=1.0)
+
+
 def test_answer_only_in_retrieved_evidence_is_lost_at_selection() -> None:
     run = result(
         [evidence("e1", "a", "The plant is in Ostrava."), evidence("e2", "b", "Unrelated.")],

@@ -20,12 +20,13 @@ from grounded_research.evaluation.dataset import EvalQuestion
 from grounded_research.gaps.kinds import ABSTAINING_KINDS
 from grounded_research.report.citations import (
     ReportClaim,
+    as_shown,
     citation_valid,
     quoted_span,
     split_claims,
 )
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
-from grounded_research.text.normalize import normalize
+from grounded_research.text.normalize import normalize, unescaped
 
 if TYPE_CHECKING:  # `eval --help` reads METRIC_NAMES without loading the graph
     from grounded_research.api import ResearchResult
@@ -110,6 +111,13 @@ class StageTexts:
         default is 128 MB" of shared_buffers), which a quote often leaves to the heading
         the report shows above it, as an evidence passage holds its own headings."""
         return replace(self, report=self.report_framed)
+
+    def shown(self) -> StageTexts:
+        """The texts as a quote of them reads in the report (`as_shown`: Markdown's escapes
+        and marks undone): an answer "trim_blocks" stands in a page stored as
+        "trim\\_blocks"."""
+        retrieved, selected, report = ([as_shown(t) for t in self.at(stage)] for stage in STAGES)
+        return StageTexts(retrieved, selected, report, report_framed=[])
 
 
 def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> QuestionMetrics:
@@ -209,11 +217,11 @@ def any_found(recall: StageRecall | None) -> StageRecall | None:
 
 
 def answer_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None:
-    """1 at a stage when any answer string stands in one of its texts, else 0."""
+    """1 at a stage when any answer string stands in one of its texts as shown, else 0."""
     patterns = [answer_pattern(answer) for answer in question.answers if answer.strip()]
     if not patterns:
         return None
-    return _recall(texts, patterns, lambda found: 1.0 if any(found) else 0.0)
+    return _recall(texts.shown(), patterns, lambda found: 1.0 if any(found) else 0.0)
 
 
 def fact_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None:
@@ -228,8 +236,9 @@ def fact_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None
 def answer_pattern(answer: str) -> re.Pattern[str]:
     """The answer as a whole word, case- and whitespace-insensitive: "yes" does not match
     "eyes". Word bounds apply only at ASCII letters and digits, so "2027" still matches
-    "2027年" and "88%" matches "88% of"."""
-    wanted = normalize(answer)
+    "2027年" and "88%" matches "88% of". Read as shown, Markdown's escapes undone, as the
+    texts are: "pg\\_upgrade" is the answer pg_upgrade."""
+    wanted = normalize(unescaped(answer))
     before = r"(?<![a-z0-9])" if _ASCII_WORD_END.match(wanted[:1]) else ""
     after = r"(?![a-z0-9])" if _ASCII_WORD_END.match(wanted[-1:]) else ""
     return re.compile(before + re.escape(wanted) + after, re.IGNORECASE)
