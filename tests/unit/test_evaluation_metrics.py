@@ -206,6 +206,21 @@ def test_fact_recall_counts_facts_found_in_different_passages() -> None:
     assert recall.report == pytest.approx(1 / 3)
 
 
+def test_a_fact_pattern_matches_the_text_as_stored_or_as_shown() -> None:
+    """One pattern is written on the page's Markdown (a table's "|"), another as a reader
+    reads the page (the name without Markdown's escapes); both are found."""
+    page = "| Limit | Default |\n| --- | --- |\n| columns | 2000 |\n\n" + (
+        r"The default setting for sqlite\_max\_column is 2000."
+    )
+    facts = [
+        Fact(id="f1", pattern=r"columns \| 2000"),
+        Fact(id="f2", pattern="default setting for sqlite_max_column is 2000"),
+    ]
+    run = result([evidence("e1", "a", page)], selected=["e1"])
+    recall = fact_recall(question(facts=facts), stage_texts(run))
+    assert recall is not None and recall.retrieved == 1.0 and recall.selected == 1.0
+
+
 def test_a_fact_is_read_in_the_source_text_a_quote_shows() -> None:
     """The report shows a table row as its cells ("Maximum size of a field: 1 GB"); a
     fact pattern written on the page's text expects the row, and finds it in the span

@@ -119,6 +119,14 @@ class StageTexts:
         retrieved, selected, report = ([as_shown(t) for t in self.at(stage)] for stage in STAGES)
         return StageTexts(retrieved, selected, report, report_framed=[])
 
+    def also_shown(self) -> StageTexts:
+        """Each stage's texts as stored and as shown: a fact pattern may expect a page's
+        Markdown (a table's "|", an optional "`") or be written as a reader reads the
+        page ("sqlite_max_column", stored as "sqlite\\_max\\_column")."""
+        shown = self.shown()
+        retrieved, selected, report = (self.at(stage) + shown.at(stage) for stage in STAGES)
+        return StageTexts(retrieved, selected, report, report_framed=[])
+
 
 def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> QuestionMetrics:
     """Every per-question metric of one finished run."""
@@ -226,11 +234,11 @@ def answer_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | No
 
 def fact_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None:
     """Share of the question's fact patterns that match one of a stage's texts (the
-    report's claims read with the headings shown above them)."""
+    report's claims read with the headings shown above them), as stored or as shown."""
     if not question.facts:
         return None
     patterns = [re.compile(fact.pattern, re.IGNORECASE) for fact in question.facts]
-    return _recall(texts.framed(), patterns, lambda found: sum(found) / len(found))
+    return _recall(texts.framed().also_shown(), patterns, lambda found: sum(found) / len(found))
 
 
 def answer_pattern(answer: str) -> re.Pattern[str]:
