@@ -757,6 +757,37 @@ def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left
     assert [r.text for r in tight.placed[0].records] == [item.text]
 
 
+def test_the_budget_no_candidate_claims_is_room_for_the_release_heading(tmp_path: Path) -> None:
+    """A sub-question's share is what its candidates need; the heading line its release
+    item leans on is none of them, so it comes out of the budget nobody claimed. Nothing
+    of it is cut: the line is whole (tier "full"), no budget limit is reported."""
+    filler = "".join(f"- #{n}: Fixed a crash in the pager on long lines.\n" for n in range(12))
+    text = (
+        f"# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n{filler}\n"
+        "### Improvements\n\n- Added support for a hidden configuration file `.tidyrc`.\n"
+    )
+    world = World(tmp_path, chunk_size=60)
+    sid = world.add("changelog.md", text)
+    [item] = [e for e in world.chunks[sid] if "hidden" in e.text]
+    item = item.model_copy(
+        update={"headings": ["Changelog", "tidy 7.2.0 (2022-10-23)", "Improvements"]}
+    )
+    asked = "Since which tidy version can the configuration file be hidden?"
+    state = State(question=asked)
+    state.sub_questions = [SubQuestion(id="q0", text=asked, queries=[asked])]
+    state.evidence = {item.id: item}
+    state.sources = dict(world.sources)
+    context = Context(cache_dir=world.cache, chunk_size=60, selection_strategy="keyword")
+
+    selection = select(state, context).selection
+
+    chosen = [selection.records[i] for i in selection.context["q0"]]
+    assert [r.text for r in chosen] == [item.text, "## tidy 7.2.0 (2022-10-23)"]
+    assert {r.tier for r in chosen} == {"full"}
+    for record in chosen:
+        world.check_verbatim(record)
+
+
 def test_a_follow_up_query_s_passages_come_after_an_answer_in_hand(tmp_path: Path) -> None:
     """The question's own search found "New in version 5.1." under include_patterns; a
     follow-up query's best passages ("Example sphinx setting") rank after it, not before,

@@ -136,13 +136,17 @@ class Assembler:
         most: int,
         sources: int = 0,
         asked: Asked | None = None,
+        spare: int = 0,
     ) -> Fitted:
         """`asked`: what the sub-question asks for. A passage that does not answer it is
         grown by the part of its section that does (`section_answer`), also after another
         source answered: a release's notes answer in which version a function came, its
         own entry's last line too ("New in version 3.8."), and that is the line to quote.
         While no placed passage answers, one is also given the heading above it that
-        does (`_add_heading`)."""
+        does (`_add_heading`). The line of the release heading a placed item leans on
+        comes next, before any passage is cut to fit: in the room left, and beyond it in
+        `spare`, the budget no sub-question's candidates claim (a share is what its
+        candidates need, and that line is none of them)."""
         fitted = Fitted()
         unanswered = asked  # until a placed passage or its heading answers
         options = [(rank, e) for rank, e in enumerate(ranked) if not self._taken(e)]
@@ -184,6 +188,12 @@ class Assembler:
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
         cut_cap = budget - self._listing_reserve(fitted, rest, budget) if tight else budget
+        for placed, release in leaning:  # before the cut passages: the line holds the value
+            cost, left = placed.cost, max(0, cut_cap - spent)
+            if self._add_heading(placed, heading_named(release), cost + left + spare):
+                borrowed = max(0, placed.cost - cost - left)  # out of `spare`, not the share
+                spare -= borrowed
+                spent += placed.cost - cost - borrowed
         for rank, record in rest:
             cut = None
             if len(fitted.placed) < most and not self._taken(record):
@@ -196,10 +206,6 @@ class Assembler:
             spent += cut.cost
         if not fitted.placed and options:
             spent += self._never_empty(fitted, options[0], terms_of)
-        for placed, release in leaning:  # in the room left: they displace no passage
-            cost = placed.cost
-            if self._add_heading(placed, heading_named(release), cost + cut_cap - spent):
-                spent += placed.cost - cost
         spent = self._upgrade(fitted, cut_cap, spent)
         self._list(fitted, to_list + beyond, budget - spent)
         return fitted
@@ -272,7 +278,7 @@ class Assembler:
         line = heading_answer(text, snapshot_headings(sha256, text), chunk, gives)
         if line is None or self._overlaps(record.source_id, line.start, line.end):
             return False
-        heading = self._slice(record, line.start, line.end, "key_sentences").model_copy(
+        heading = self._slice(record, line.start, line.end, "full").model_copy(  # a whole line
             update={"headings": list(line.headings), "chunk_start": None, "chunk_end": None}
         )
         cost = count_tokens(heading.text)

@@ -85,16 +85,20 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
         for sq_id, records in ranked.order.items()
     }
     shares = share_by_need(context.evidence_budget, demand, need_weights(state))
+    spare = context.evidence_budget - sum(shares.values())  # what no candidate claims
     fitted: dict[str, Fitted] = {}
     for sub_question in state.sub_questions:
+        share = shares.get(sub_question.id, 0)
         fitted[sub_question.id] = assembler.fit(
             ranked.order.get(sub_question.id, []),
             _terms_for(sub_question),
-            shares.get(sub_question.id, 0),
+            share,
             context.evidence_per_sub_question,
             context.sources_per_sub_question,
             asked[sub_question.id],
+            spare,
         )
+        spare -= max(0, fitted[sub_question.id].spent - share)
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
     unselected = [e for records in ranked.order.values() for e in records if e.id not in placed_ids]
     room = context.evidence_budget - sum(f.spent for f in fitted.values())
