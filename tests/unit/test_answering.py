@@ -1342,14 +1342,15 @@ def test_an_item_of_release_notes_is_answered_with_its_release_heading_line(
 ) -> None:
     """ "Added support for a hidden configuration file .tidyrc" says the change asked of
     and no version: its release's heading, "tidy 7.2.0 (2022-10-23)", gives that. The
-    answer quotes the heading's line, cited, above the item; "New in version 6.0." on
+    answer quotes the heading's line, cited, above the item, as its words (without the
+    permalink sign a documentation page ends it with); "New in version 6.0." on
     another setting, which states a version in its own words, is not the answer."""
     root = tmp_path / "corpus"
     filler = "".join(f"- #{n}: Fixed a crash in the pager on very long lines.\n" for n in range(40))
     write(
         root,
         "changelog.md",
-        "# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n"
+        "# Changelog\n\n## tidy 7.2.0 (2022-10-23)¶\n\n### Bug Fixes\n\n"
         f"{filler}\n### Improvements\n\n- #9987: Added support for a hidden configuration "
         "file by allowing `.tidyrc` as an alternative to `tidyrc`.\n\n"
         f"## tidy 7.1.0 (2022-06-01)\n\n### Bug Fixes\n\n{filler}",

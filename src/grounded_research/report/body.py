@@ -367,15 +367,13 @@ def quoted_heading(
     records: Sequence[Evidence], headings_at: HeadingsAt, sought: Callable[[str], bool]
 ) -> Quote | None:
     """The first line of these records that is the heading sought (`sought` reads the
-    line as written), quoted without its line marker under the headings above it: the
+    line as written), quoted as its words (`_unmarked`) under the headings above it: the
     line a quote leans on, which the answer shows with it."""
     for record in records:
         for start, end in sentences(record.text):
             text = record.text[start:end]
             if sought(text):
-                return Quote(
-                    record, LINE_MARKER.sub("", text).strip(), headings_at(record, start)[:-1]
-                )
+                return Quote(record, _unmarked(text), headings_at(record, start)[:-1])
     return None
 
 
@@ -431,7 +429,7 @@ def option_lines(best: Quote, headings_at: HeadingsAt) -> list[Quote]:
     )
     if heading is None:
         return []
-    return [heading._replace(sentence=_unmarked(heading.sentence)), best]
+    return [heading, best]
 
 
 def _unmarked(line: str) -> str:
