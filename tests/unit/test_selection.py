@@ -726,13 +726,12 @@ def test_the_heading_that_answers_is_a_heading_line_not_where_a_labelled_list_en
     assert text[answer.start : answer.end] == "## SQLite Release 3.39.2 On 2022-07-21"
 
 
-def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left(
-    tmp_path: Path,
-) -> None:
-    """An item of a release's notes that tells the change asked of leaves its version to
-    the heading of its release, out of the passage's reach: that heading's line comes in
-    as a record of its own, verbatim, when the budget has room left for it after the
-    passages; it never displaces one."""
+HIDDEN_ASKED = "Since which tidy version can the configuration file be hidden?"
+
+
+def changelog_item(tmp_path: Path) -> tuple[World, Evidence]:
+    """A changelog whose item "Added support for a hidden configuration file" lies far
+    below its release's heading, and that item's passage filed under the heading."""
     filler = "".join(f"- #{n}: Fixed a crash in the pager on long lines.\n" for n in range(12))
     text = (
         f"# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n{filler}\n"
@@ -744,7 +743,18 @@ def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left
     path = ["Changelog", "tidy 7.2.0 (2022-10-23)", "Improvements"]
     item = item.model_copy(update={"headings": path})  # as the index files it
     assert "tidy 7.2.0" not in item.text
-    asked = Asked.of("Since which tidy version can the configuration file be hidden?")
+    return world, item
+
+
+def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left(
+    tmp_path: Path,
+) -> None:
+    """An item of a release's notes that tells the change asked of leaves its version to
+    the heading of its release, out of the passage's reach: that heading's line comes in
+    as a record of its own, verbatim, when the budget has room left for it after the
+    passages; it never displaces one."""
+    world, item = changelog_item(tmp_path)
+    asked = Asked.of(HIDDEN_ASKED)
     alone = count_tokens(item.text)
 
     roomy = world.assembler().fit([item], no_terms, budget=1000, most=5, asked=asked)
@@ -761,20 +771,9 @@ def test_the_budget_no_candidate_claims_is_room_for_the_release_heading(tmp_path
     """A sub-question's share is what its candidates need; the heading line its release
     item leans on is none of them, so it comes out of the budget nobody claimed. Nothing
     of it is cut: the line is whole (tier "full"), no budget limit is reported."""
-    filler = "".join(f"- #{n}: Fixed a crash in the pager on long lines.\n" for n in range(12))
-    text = (
-        f"# Changelog\n\n## tidy 7.2.0 (2022-10-23)\n\n### Bug Fixes\n\n{filler}\n"
-        "### Improvements\n\n- Added support for a hidden configuration file `.tidyrc`.\n"
-    )
-    world = World(tmp_path, chunk_size=60)
-    sid = world.add("changelog.md", text)
-    [item] = [e for e in world.chunks[sid] if "hidden" in e.text]
-    item = item.model_copy(
-        update={"headings": ["Changelog", "tidy 7.2.0 (2022-10-23)", "Improvements"]}
-    )
-    asked = "Since which tidy version can the configuration file be hidden?"
-    state = State(question=asked)
-    state.sub_questions = [SubQuestion(id="q0", text=asked, queries=[asked])]
+    world, item = changelog_item(tmp_path)
+    state = State(question=HIDDEN_ASKED)
+    state.sub_questions = [SubQuestion(id="q0", text=HIDDEN_ASKED, queries=[HIDDEN_ASKED])]
     state.evidence = {item.id: item}
     state.sources = dict(world.sources)
     context = Context(cache_dir=world.cache, chunk_size=60, selection_strategy="keyword")
