@@ -117,7 +117,7 @@ class StageTexts:
         and marks undone): an answer "trim_blocks" stands in a page stored as
         "trim\\_blocks"."""
         retrieved, selected, report = ([as_shown(t) for t in self.at(stage)] for stage in STAGES)
-        return StageTexts(retrieved, selected, report, report_framed=[])
+        return StageTexts(retrieved, selected, report, [as_shown(t) for t in self.report_framed])
 
     def also_shown(self) -> StageTexts:
         """Each stage's texts as stored and as shown: a fact pattern may expect a page's
@@ -125,7 +125,7 @@ class StageTexts:
         page ("sqlite_max_column", stored as "sqlite\\_max\\_column")."""
         shown = self.shown()
         retrieved, selected, report = (self.at(stage) + shown.at(stage) for stage in STAGES)
-        return StageTexts(retrieved, selected, report, report_framed=[])
+        return StageTexts(retrieved, selected, report, self.report_framed + shown.report_framed)
 
 
 def score(question: EvalQuestion, result: ResearchResult, seconds: float) -> QuestionMetrics:

@@ -96,7 +96,7 @@ def select(state: State, context: Context, run: RunTools) -> Selected:
             context.evidence_per_sub_question,
             context.sources_per_sub_question,
             asked[sub_question.id],
-            spare,
+            max(0, spare),
         )
         spare -= max(0, fitted[sub_question.id].spent - share)
     placed_ids = {p.source.id for f in fitted.values() for p in f.placed}
