@@ -26,7 +26,7 @@ from grounded_research.report.citations import (
     split_claims,
 )
 from grounded_research.state import WHOLE_QUESTION_ID, Evidence
-from grounded_research.text.normalize import normalize, unescaped
+from grounded_research.text.normalize import normalize
 
 if TYPE_CHECKING:  # `eval --help` reads METRIC_NAMES without loading the graph
     from grounded_research.api import ResearchResult
@@ -244,9 +244,9 @@ def fact_recall(question: EvalQuestion, texts: StageTexts) -> StageRecall | None
 def answer_pattern(answer: str) -> re.Pattern[str]:
     """The answer as a whole word, case- and whitespace-insensitive: "yes" does not match
     "eyes". Word bounds apply only at ASCII letters and digits, so "2027" still matches
-    "2027年" and "88%" matches "88% of". Read as shown, Markdown's escapes undone, as the
-    texts are: "pg\\_upgrade" is the answer pg_upgrade."""
-    wanted = normalize(unescaped(answer))
+    "2027年" and "88%" matches "88% of". Read as the texts are (`as_shown`): "pg\\_upgrade"
+    is the answer pg_upgrade."""
+    wanted = normalize(as_shown(answer))
     before = r"(?<![a-z0-9])" if _ASCII_WORD_END.match(wanted[:1]) else ""
     after = r"(?![a-z0-9])" if _ASCII_WORD_END.match(wanted[-1:]) else ""
     return re.compile(before + re.escape(wanted) + after, re.IGNORECASE)
