@@ -1429,3 +1429,26 @@ def test_an_attributes_value_in_its_heading_is_quoted_as_the_answer(tmp_path: Pa
     assert quoted[0] == "- “max_form_parts *= 1000*” [1]", answer
     assert "The maximum number of multipart parts to parse." in quoted[1]
     assert not unanswered(result)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can clients write to the exported directories?",
+        "Are exported directories writable for clients?",
+    ],
+)
+def test_a_yes_no_question_is_answered_by_the_sentence_that_says_yes_or_no(question: str) -> None:
+    """A yes/no question is answered by a sentence that denies, limits or says what holds
+    by default ("read-only by default"), which often shares fewer of its words than a
+    sentence that only describes the thing asked about."""
+    text = (
+        "The server exports the directories listed in /etc/exports to its clients over "
+        "the network. Clients can mount an exported directory like a local disk. "
+        "Exported directories are read-only by default.\n"
+    )
+    sub_question = SubQuestion(id="q", text=question)
+
+    ranked = ranked_sentences(sub_question, [passage(text)], {}, {}, HeadingsAt({}, None))
+
+    assert ranked[0].sentence == "Exported directories are read-only by default."

@@ -26,6 +26,7 @@ from grounded_research.text.answers import (
     names_subject,
     phrase_as_written,
     said_anywhere,
+    states_verdict,
     subjects,
     title_name,
     version_lines,
@@ -1435,3 +1436,24 @@ def test_an_entry_heading_that_assigns_a_number_gives_the_value_its_description_
     assert not Asked.of("Which class caches connection pools?").value_above(
         "**pool_connections** – The number of pools to cache.", signature
     )
+
+
+@pytest.mark.parametrize(
+    ("sentence", "verdict"),
+    [
+        ("Postfix does not support BINARYMIME at this time.", True),
+        ("The number of entries currently cannot be changed.", True),
+        ("Compatibility: Unix threaded MPMs only", True),
+        ("Directories are made available as read-only by default.", True),
+        ("This release date will always be on a weekday.", True),
+        ("ReiserFS isn't offered any more.", True),
+        ("默认情况下 NetworkManager 不管理这些接口。", True),
+        ("The server exports the directories listed in /etc/exports.", False),
+        ("Nothing here: nothingness, notation and defaults are other words.", False),
+        ("NetworkManager 管理网络连接。", False),
+    ],
+)
+def test_a_verdict_is_a_sentence_that_denies_limits_or_says_the_default(
+    sentence: str, verdict: bool
+) -> None:
+    assert states_verdict(sentence) is verdict

@@ -47,6 +47,7 @@ from grounded_research.text.answers import (
     names_subject,
     passage_names,
     says_word,
+    states_verdict,
     subjects,
 )
 from grounded_research.text.chunking import (
@@ -675,6 +676,8 @@ def ranked_sentences(
                 relevance += ANSWER_BONUS
             elif kind == "procedure" and (coded or "`" in sentence):
                 relevance += ANSWER_BONUS  # "how do I" is answered with a command
+            elif kind == "yes_no" and states_verdict(sentence):
+                relevance += ANSWER_BONUS  # "Postfix does not support BINARYMIME"
             if relevance >= MIN_RELEVANCE:
                 (scored if named else elsewhere).append(
                     (

@@ -357,6 +357,22 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     return True
 
 
+# What gives a yes/no question its answer: a sentence that denies ("does not support",
+# "cannot be changed", "no longer available"), limits ("Unix threaded MPMs only"), or
+# says what holds by default or always ("read-only by default", "Default: True").
+_VERDICT = re.compile(
+    r"\b(?:not|no|never|cannot|only|always|default)\b|n't\b|"
+    r"不|没有|无法|仅|只有|只能|总是|始终|默认",
+    re.IGNORECASE,
+)
+
+
+def states_verdict(sentence: str) -> bool:
+    """Whether the sentence says yes or no to something, as a yes/no question's answer
+    does: it denies, limits, or says what holds by default or always (`_VERDICT`)."""
+    return _VERDICT.search(sentence) is not None
+
+
 def key_phrases(question: str) -> list[str]:
     """Names with the number written after them ("PostgreSQL 17", "Python 3.11"; in lower
     case before a release's full number, "pytest 8.0.0", not "httpd 2.4", which the docs
