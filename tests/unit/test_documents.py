@@ -177,6 +177,29 @@ def test_a_comment_in_preformatted_text_is_code_not_a_heading(tmp_path: Path) ->
     assert titles == ["EXAMPLES", "NOTES"]
 
 
+def test_a_highlighted_source_page_is_one_block_of_code(tmp_path: Path) -> None:
+    """Sphinx's viewcode pages wrap each entry of the source in a <div> inside the <pre>,
+    with a "[docs]" link back to its documentation: the whole listing is one block of
+    code, without the links, and its "# comment" lines are no headings."""
+    html = (
+        "<html><head><title>Source code for sphinx.builders.html</title></head><body>"
+        "<article><h1>Source code for sphinx.builders.html</h1><div class=\"highlight\"><pre>"
+        '<span class="kn">import</span> <span class="nn">os</span>\n\n'
+        '<div class="viewcode-block" id="Builder"><a class="viewcode-back" '
+        'href="../index.html#Builder">[docs]</a><span class="k">class</span> Builder:\n'
+        "    # get default sidebars settings from alabaster\n"
+        "    sidebars = None\n</div></pre></div></article></body></html>"
+    )
+    path = write(tmp_path, "html.html", html)
+    [document] = read_documents(path, "_modules/sphinx/builders/html.html").documents
+
+    assert "[docs]" not in document.text
+    assert document.text.count("```") == 2
+    assert "class Builder:\n    # get default sidebars" in document.text
+    titles = [path[-1] for _, path in heading_paths(document.text)]
+    assert titles == ["Source code for sphinx.builders.html"]
+
+
 def test_prose_set_in_a_preformatted_block_is_prose_and_its_examples_code(
     tmp_path: Path,
 ) -> None:

@@ -270,6 +270,11 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     manual, a licence) says everything in such blocks, and code is never quoted as an
     answer."""
     for block in list(tree.iter("pre")):
+        for inner in list(block.iter("div", "p")):
+            inner.drop_tag()  # Sphinx's viewcode wraps each entry in a div: no end of the code
+        for link in list(block.iter("a")):
+            if "viewcode-back" in str(link.get("class") or ""):
+                link.drop_tree()  # its "[docs]" link back to the entry is no line of code
         if next(block.iter("code"), None) is not None:
             continue
         if _prose_as_paragraphs(block):

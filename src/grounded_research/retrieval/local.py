@@ -92,7 +92,7 @@ from grounded_research.text.tokenize import tokenize
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 33
+INDEX_VERSION = 34
 # The libraries whose output the index holds (pages read, words stemmed and segmented): an
 # index built with other releases of them is built again, as one of an older version is.
 # What the index holds of some real pages is guarded by a test against a change that
