@@ -183,7 +183,7 @@ def test_a_highlighted_source_page_is_one_block_of_code(tmp_path: Path) -> None:
     code, without the links, and its "# comment" lines are no headings."""
     html = (
         "<html><head><title>Source code for sphinx.builders.html</title></head><body>"
-        "<article><h1>Source code for sphinx.builders.html</h1><div class=\"highlight\"><pre>"
+        '<article><h1>Source code for sphinx.builders.html</h1><div class="highlight"><pre>'
         '<span class="kn">import</span> <span class="nn">os</span>\n\n'
         '<div class="viewcode-block" id="Builder"><a class="viewcode-back" '
         'href="../index.html#Builder">[docs]</a><span class="k">class</span> Builder:\n'
