@@ -1452,3 +1452,37 @@ def test_a_yes_no_question_is_answered_by_the_sentence_that_says_yes_or_no(quest
     ranked = ranked_sentences(sub_question, [passage(text)], {}, {}, HeadingsAt({}, None))
 
     assert ranked[0].sentence == "Exported directories are read-only by default."
+
+
+def test_a_comparison_within_a_release_is_answered_by_its_point_releases(
+    tmp_path: Path,
+) -> None:
+    """ "Which came first in Apache 2.4, A or B?" compares two things within the 2.4
+    series: each side's point release answers ("Available in Apache 2.4.21 and later"),
+    though the question names only 2.4 (as every page's "Apache HTTP Server Version
+    2.4" does); and the series is no side of its own, so the side no name names (the
+    health-check module) gets its line beside the Redis one."""
+    write(
+        tmp_path / "corpus",
+        "mod_proxy_hcheck.md",
+        "Apache HTTP Server Version 2.4\n\n# Apache Module mod_proxy_hcheck\n\n"
+        "This module provides for dynamic health "
+        "checking of balancer members.\n\nCompatibility: Available in Apache 2.4.21 and "
+        "later.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "mod_socache_redis.md",
+        "Apache HTTP Server Version 2.4\n\n# Apache Module mod_socache_redis\n\n"
+        "This module is a Redis based shared object "
+        "cache provider.\n\nCompatibility: Available in Apache 2.4.39 and later.\n",
+    )
+    question = (
+        "Which came first in Apache 2.4, the proxy health-check module or the Redis "
+        "socache provider?"
+    )
+    result = ask(tmp_path, question, max_rounds=0)
+
+    answer = result.report.split("## Answer\n\n", 1)[1].split("\n## ", 1)[0]
+    assert "Available in Apache 2.4.21 and later" in answer
+    assert "Available in Apache 2.4.39 and later" in answer

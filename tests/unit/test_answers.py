@@ -1457,3 +1457,22 @@ def test_a_verdict_is_a_sentence_that_denies_limits_or_says_the_default(
     sentence: str, verdict: bool
 ) -> None:
     assert states_verdict(sentence) is verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "within"),
+    [
+        ("Which came first in Apache 2.4, the proxy health-check module or the Redis?", True),
+        ("Apache 2.4: which showed up earlier, the Redis provider or the proxy module?", True),
+        ("Which came first, Python 3.8 or Python 3.9?", False),
+        ("Which came first: SQLite 3.35, PostgreSQL 15 or MySQL 8?", False),
+        ("Did SQLite 3.35 get RETURNING before PostgreSQL 15 got MERGE?", False),
+        ("Which came first in Bash, the BASH_COMPAT variable or $RANDOM?", False),
+    ],
+)
+def test_a_comparison_within_a_release_names_it_outside_its_two_sides(
+    question: str, within: bool
+) -> None:
+    """The release a comparison is asked within stands before the two sides it compares;
+    a comparison of releases names them as its sides."""
+    assert Asked.of(question).within is within

@@ -319,12 +319,13 @@ def answer_lines(
         }
         chosen = sorted(chosen, key=lambda q: q.record.id not in of_release)
     sides = named[-2:] if asked.kind == "comparison" else []
+    if asked.within:  # the release compared within is no side ("in Apache 2.4, A or B")
+        sides = [side for side in named if not side[1]][-2:]
+    groups = [[q for q in chosen if _names_side(q, side, titles, places)] for side in sides]
+    if asked.within and len(groups) == 1:  # the other side is named by no name: the rest
+        groups.append([q for q in chosen if q not in groups[0]])
     lines: list[Quote] = []
-    for naming in (
-        [[q for q in chosen if _names_side(q, side, titles, places)] for side in sides]
-        if len(sides) == 2
-        else [chosen]
-    ):
+    for naming in groups if len(groups) == 2 else [chosen]:
         line = answer_line(asked, naming, titles, lined)
         if line is None or line in lines:
             continue

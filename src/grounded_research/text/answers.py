@@ -1394,6 +1394,22 @@ def _event_words(question: str) -> frozenset[str]:
     return frozenset(tokenize(" ".join(said)))
 
 
+def _within_release(question: str) -> bool:
+    """Whether a comparison is asked within a release it names, not between releases:
+    the release stands outside the two sides compared, which follow the last comma or
+    colon before the final "or" ("Which came first in Apache 2.4, the proxy health-check
+    module or the Redis socache provider?", "Apache 2.4: which showed up earlier, …"); so
+    the versions that answer are its point releases ("Available in Apache 2.4.21 and
+    later"). Not "Which came first, Python 3.8 or Python 3.9?", whose sides are releases."""
+    phrases = key_phrases(question)
+    last_or = question.lower().rfind(" or ")
+    if not phrases or last_or < 0:
+        return False
+    cut = max(question.rfind(",", 0, last_or), question.rfind(":", 0, last_or))
+    sides = question[cut + 1 :] if cut >= 0 else question
+    return not any(mentions_phrase(sides, phrase) for phrase in phrases)
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -1415,6 +1431,7 @@ class Asked(NamedTuple):
     series: re.Pattern[str] | None = None  # "Which Node.js 20 release …": its releases
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
     counted: frozenset[str] = frozenset()  # what "how many X" counts: X (`counted_words`)
+    within: bool = False  # "Which came first in Apache 2.4, …": its releases (`_within_release`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1438,6 +1455,7 @@ class Asked(NamedTuple):
             _asked_series(question) if kind == "version" else None,
             _event_words(question),
             counted_words(question) if kind == "quantity" else frozenset(),
+            kind == "comparison" and _within_release(question),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1509,7 +1527,7 @@ class Asked(NamedTuple):
         assigned = not release and self.value_above(stated, frame)
         if assigned:  # an entry's description: its heading assigns it the value
             stated = f"{assigned}\n{stated}"
-        series = self.kind == "version"
+        series = self.kind == "version" or self.within
         if not self.holds(stated) or names_other_release(sentence, self.phrases, series):
             return False
         if self.measures_otherwise(sentence, lead):
