@@ -288,7 +288,9 @@ def answer_lines(
 ) -> list[Quote]:
     """The quotes that answer what the question asks for: the best one (`answer_line`);
     for a comparison ("which came first, A or B"), the best for each side, a quote that
-    names it, so the reader has both dates or versions side by side; none for an open
+    names it, so the reader has both dates or versions side by side (asked within a
+    release, "in Apache 2.4, A or B", the release is no side, and a side no name names
+    is answered by the quotes that do not name the other); none for an open
     question ("how do I …"), whose answer is the findings as a whole. A quote whose
     value only its heading gives comes after that heading's line (`heading_line`,
     from the evidence `selected`)."""

@@ -268,7 +268,9 @@ def _preformatted_as_code(tree: HtmlElement) -> HtmlElement:
     page. Prose set in fixed columns in a bare block is prose, a paragraph each
     (`_prose_as_paragraphs`): a plain-text manual shown as HTML (HAProxy's configuration
     manual, a licence) says everything in such blocks, and code is never quoted as an
-    answer."""
+    answer. A block element inside a block is part of its text: Sphinx's source listings
+    wrap each entry in a <div> (with a "[docs]" link back to its documentation, no line of
+    the code), and the fence ended at the first, the rest of the code read as prose."""
     for block in list(tree.iter("pre")):
         for inner in list(block.iter("div", "p")):
             inner.drop_tag()  # Sphinx's viewcode wraps each entry in a div: no end of the code

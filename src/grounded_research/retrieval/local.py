@@ -69,7 +69,9 @@ from grounded_research.text.chunking import chunk_text
 from grounded_research.text.editions import edition_of, edition_releases
 from grounded_research.text.tokenize import tokenize
 
-# 33: an edition stated as its product's name, as the title names it, and a number ("This
+# 34: block elements inside a <pre> unwrapped: a source listing that Sphinx's viewcode wraps
+# entry by entry in <div>s is one code block, without its "[docs]" links; 33: an edition stated
+# as its product's name, as the title names it, and a number ("This
 # document contains installation instructions for the Debian GNU/Linux 12 system"; 31 and 32
 # were measured and not kept); 30: a man page's manual, as mandoc's header line names it, its
 # collection (`documents._manual_volume`); 29: text loose in a page's <body> kept as paragraphs
