@@ -1394,14 +1394,14 @@ def _event_words(question: str) -> frozenset[str]:
     return frozenset(tokenize(" ".join(said)))
 
 
-def _within_release(question: str) -> bool:
+def _within_release(question: str, phrases: list[str]) -> bool:
     """Whether a comparison is asked within a release it names, not between releases:
     the release stands outside the two sides compared, which follow the last comma or
     colon before the final "or" ("Which came first in Apache 2.4, the proxy health-check
     module or the Redis socache provider?", "Apache 2.4: which showed up earlier, …"); so
     the versions that answer are its point releases ("Available in Apache 2.4.21 and
-    later"). Not "Which came first, Python 3.8 or Python 3.9?", whose sides are releases."""
-    phrases = key_phrases(question)
+    later"). Not "Which came first, Python 3.8 or Python 3.9?", whose sides are releases.
+    `phrases`: the question's names with their numbers (`key_phrases`)."""
     last_or = question.lower().rfind(" or ")
     if not phrases or last_or < 0:
         return False
@@ -1438,10 +1438,11 @@ class Asked(NamedTuple):
         question = in_release_words(question)  # "When did Django 2.2 come out?": released
         kind = asked_kind(question)
         numbers = sorted(set(_GIVEN_NUMBER.findall(question)), key=len, reverse=True)
+        phrases = key_phrases(question)
         return cls(
             kind,
             asked_words(question, kind),
-            key_phrases(question),
+            phrases,
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
             identifiers(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
@@ -1455,7 +1456,7 @@ class Asked(NamedTuple):
             _asked_series(question) if kind == "version" else None,
             _event_words(question),
             counted_words(question) if kind == "quantity" else frozenset(),
-            kind == "comparison" and _within_release(question),
+            kind == "comparison" and _within_release(question, phrases),
         )
 
     def holds_value(self, sentence: str) -> bool:
