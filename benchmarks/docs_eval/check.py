@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 
 from grounded_research.evaluation.dataset import EvalQuestion, load_dataset
 from grounded_research.evaluation.metrics import answer_pattern
+from grounded_research.report.citations import as_shown
 from grounded_research.retrieval.documents import read_documents
 from grounded_research.text.normalize import normalize
 
@@ -62,10 +63,15 @@ HTML_SUFFIXES = (".html", ".htm")
 
 class Page(NamedTuple):
     """A page as the system reads it, normalised: `body` is the text a quote comes from,
-    `whole` is the title followed by the body."""
+    `whole` is the title followed by the body; `shown` and `whole_shown` the same as a
+    quote of them reads in the report (`as_shown`: Markdown's escapes and marks undone),
+    which is where `grounded-research eval` looks for answers, and for facts besides the
+    text as stored."""
 
     body: str
     whole: str
+    shown: str
+    whole_shown: str
 
 
 # -- the split rule -----------------------------------------------------------------
@@ -150,9 +156,11 @@ def _extract(job: tuple[str, str]) -> tuple[str, Page | None, str]:
     if not result.documents:
         reason = result.problems[0].reason if result.problems else "no document"
         return location, None, reason
-    body = normalize("\n\n".join(d.text for d in result.documents))
+    text = "\n\n".join(d.text for d in result.documents)
+    body, shown = normalize(text), normalize(as_shown(text))
     title = normalize(" ".join(d.title for d in result.documents))
-    return location, Page(body=body, whole=f"{title}\n\n{body}"), ""
+    page = Page(body, f"{title}\n\n{body}", shown, f"{title}\n\n{shown}")
+    return location, page, ""
 
 
 def extract(corpus: Path, locations: Iterable[str]) -> dict[str, Page | None]:
@@ -229,13 +237,16 @@ def check_set(
         answers = {a: answer_pattern(a) for a in q.answers}
         facts = {f.id: re.compile(f.pattern, re.IGNORECASE) for f in q.facts}
         for answer, pattern in answers.items():
-            if not any(pattern.search(page.body) for page in golds.values()):
+            if not any(pattern.search(page.shown) for page in golds.values()):
                 failures.add(at, f"answer {answer!r} is in the text of no gold page")
         for fact_id, pattern in facts.items():
-            if not any(pattern.search(page.body) for page in golds.values()):
+            if not any(
+                pattern.search(t) for page in golds.values() for t in (page.body, page.shown)
+            ):
                 failures.add(at, f"fact {fact_id} ({pattern.pattern!r}) matches no gold text")
         for gold, page in golds.items():
-            held = [p.search(page.whole) for p in (*answers.values(), *facts.values())]
+            wholes = (page.whole, page.whole_shown)
+            held = [p.search(t) for p in (*answers.values(), *facts.values()) for t in wholes]
             if not any(held):
                 failures.add(at, f"gold page holds no answer or fact: {gold}")
     if splits:

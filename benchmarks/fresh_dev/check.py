@@ -3,8 +3,10 @@
     python benchmarks/fresh_dev/check.py                      # every file of this folder
     python benchmarks/fresh_dev/check.py --data /work/data    # corpora under another folder
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev2   # the second batch
+    python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev3   # the third
 
-Each file is one corpus's questions (tools.jsonl over corpus-tools, ...), checked as the
+Each file is one corpus's questions (tools.jsonl over corpus-tools, docs.jsonl over
+the English docs corpus, ...), checked as the
 sets they add to are: every answer and fact pattern found in the text
 `grounded_research.retrieval.documents` extracts from the gold pages, every gold page
 holding one, one kind and one package tag per question. Dev only: no split to check.
@@ -27,6 +29,7 @@ SETS = {  # file: (corpus folder, package tags), as the set of that corpus has t
     "admin.jsonl": ("corpus-admin", ("handbook", "install")),
     "manuals.jsonl": ("corpus-manuals", ("apache", "sphinx", "bash")),
     "libs.jsonl": ("corpus-libs", ("flask", "jinja", "click", "pytest", "requests")),
+    "docs.jsonl": ("corpus", check.PACKAGES),
 }
 
 
