@@ -425,6 +425,24 @@ def test_a_sentence_about_another_release_does_not_answer() -> None:
     assert not names_other_release("Python 3.10 and later are supported.", ["Django 5.0"])
 
 
+def test_the_release_a_change_came_in_is_the_answer_not_another_release() -> None:
+    # the question names Python 3.11 as where a script fails; the deprecation came in 3.9
+    asked = Asked.of(
+        "My script does `import binhex` and fails on Python 3.11. "
+        "In which release was that module deprecated?"
+    )
+    frame = "What’s New In Python 3.11\nRemoved"
+    assert asked.answered_by("Removed the `binhex` module, deprecated in Python 3.9.", frame)
+    # a release named otherwise still rules the sentence out
+    assert not asked.answered_by("Python 3.9 deprecated the `binhex` module.", frame)
+    # and asked within a series, the change's release must be of that series
+    fixed = Asked.of("Which Django 3.2 release fixed the check that crashed on abstract models?")
+    assert not fixed.answered_by(
+        "The check that crashed on abstract models was fixed in Django 4.0.1.",
+        "Django 4.0.1 release notes",
+    )
+
+
 def test_a_heading_naming_a_product_over_a_numbered_section_names_no_release() -> None:
     # "Bash Features" over "5 Shell Variables" is not Bash 5; a heading's own release is
     frame = "Bash Reference Manual\nBash Features\n5 Shell Variables\n`HISTSIZE`"

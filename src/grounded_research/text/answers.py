@@ -1252,6 +1252,16 @@ _EVENTS = {
         re.I,
     ),
 }
+# A change with the release it came in: "deprecated in Python 3.9", "removed since
+# version 2.0", "added in 3.12"
+_CHANGED_IN_RELEASE = {
+    event: re.compile(
+        rf"(?:{pattern.pattern})\s+(?:in|since|as\s+of)\s+(?:[A-Z][\w.+-]*\s+)?(?:version\s+)?"
+        r"v?\d+(?:\.\d+)*(?![\w]|\.\d)",
+        re.I,
+    )
+    for event, pattern in _EVENTS.items()
+}
 _BOUNDS = {
     "bound": re.compile(
         r"\b(?:max(?:imum|imal)?|min(?:imum|imal)?|largest|smallest|greatest|highest|lowest|"
@@ -1529,7 +1539,9 @@ class Asked(NamedTuple):
         if assigned:  # an entry's description: its heading assigns it the value
             stated = f"{assigned}\n{stated}"
         series = self.kind == "version" or self.within
-        if not self.holds(stated) or names_other_release(sentence, self.phrases, series):
+        if not self.holds(stated) or names_other_release(
+            self._without_asked_release(sentence), self.phrases, series
+        ):
             return False
         if self.measures_otherwise(sentence, lead):
             return False
@@ -1702,6 +1714,19 @@ class Asked(NamedTuple):
             return match.group(1)
 
         return _KEY_PHRASE.sub(of_another, text)
+
+    def _without_asked_release(self, sentence: str) -> str:
+        """Asked in which release something changed, with no series to pick it from, the
+        sentence without the releases it says that change came in: "Removed the binhex
+        module, deprecated in Python 3.9." gives the release asked for, not another one
+        than the "Python 3.11" the question names as where its script fails. A release
+        the sentence names otherwise still rules it out ("Dropped support for Python 3.7"
+        is not about Python 3.8)."""
+        if self.kind != "version" or self.series or not self.events:
+            return sentence
+        for event in self.events:
+            sentence = _CHANGED_IN_RELEASE[event].sub(" ", sentence)
+        return sentence
 
     def _ungiven(self, text: str) -> str:
         """The text without the numbers the question gives (`given`): those are not the
