@@ -25,6 +25,7 @@ from grounded_research.text.answers import (
     names_other_release,
     names_subject,
     phrase_as_written,
+    question_clause,
     said_anywhere,
     states_verdict,
     subjects,
@@ -1328,6 +1329,15 @@ def test_the_kind_is_read_off_the_clause_that_asks(question: str, kind: str) -> 
     do I …") asks with its later clause; what the scene says still counts ("By default,
     how frequently …" asks for a default number)."""
     assert asked_kind(question) == kind
+
+
+def test_a_clause_that_asks_may_open_with_a_preposition() -> None:
+    # "In which release …" after a sentence that sets the scene; not ", in which case …"
+    scene = "My script imports binhex and fails on Python 3.11. "
+    assert question_clause(f"{scene}In which release was it deprecated?") == (
+        "In which release was it deprecated?"
+    )
+    assert question_clause("Is it on, in which case what?") == "Is it on, in which case what?"
 
 
 def test_a_feature_named_at_the_opening_is_featured_a_function_word_is_not() -> None:

@@ -225,15 +225,20 @@ _AUXILIARY = frozenset(
     ]
 )
 _AUX_WORDS = rf"(?:{'|'.join(sorted(_AUXILIARY))})\b"
+# A preposition a question word may follow: "In which release …", "Since what version …"
+_ASKED_AFTER = r"(?:(?:in|on|at|since|from|until|for|by|of|to|with|under)\s+)"
 _OPENS_ASKING = re.compile(
-    rf"\W*(?:(?:what|which|who|whom|whose|why|how)\b|(?:when|where)\s+{_AUX_WORDS}|{_AUX_WORDS})",
+    rf"\W*(?:{_ASKED_AFTER}?(?:what|which|who|whom|whose|why|how)\b|(?:when|where)\s+{_AUX_WORDS}"
+    rf"|{_AUX_WORDS})",
     re.IGNORECASE,
 )
 _WH_WORDS = r"(?:what|which|who|whom|whose|why|how|when|where)\b"
 _ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ": what …",
-    # ", is the old kernel kept?"; not a verb the question goes on with (", is written by
-    # someone born in what year?")
-    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|(?:[.:;?!]|\s[—–-])\s+(?={_AUX_WORDS})|"
+    # ". In which release …"; ", is the old kernel kept?"; not a verb the question goes on
+    # with (", is written by someone born in what year?") nor a relative clause (", in
+    # which case …")
+    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|(?:[.:;?!]|\s[—–-])\s+(?={_ASKED_AFTER}{_WH_WORDS})|"
+    rf"(?:[.:;?!]|\s[—–-])\s+(?={_AUX_WORDS})|"
     rf",\s+(?={_AUX_WORDS}(?![^?]*\b{_WH_WORDS}))",
     re.IGNORECASE,
 )
