@@ -246,6 +246,25 @@ def test_what_a_question_sets_aside_names_no_subject() -> None:
     assert subjects("Can Postfix run without Dovecot?") == [({"postfix", "dovecot"}, [])]
 
 
+def test_an_example_the_question_gives_names_no_subject_nor_code_to_match() -> None:
+    """ "e.g. ANALYZE (VERBOSE, SKIP_LOCKED)" shows what the options look like: the
+    sentence that dates the option list need not name these two."""
+    question = (
+        "Since which version does postgres accept the option list in parentheses for "
+        "ANALYZE, e.g. ANALYZE (VERBOSE, SKIP_LOCKED)?"
+    )
+    assert subjects(question) == [({"analyze"}, [])]
+    asked = Asked.of(question)
+    assert asked.codes == set()
+    frame = "ANALYZE\nDescription"
+    lead = "When the option list is surrounded by parentheses, the options can be in any order."
+    assert asked.answered_by("The parenthesized syntax was added in PostgreSQL 11.", frame, lead)
+    # the example ends with its sentence: what the next one names counts
+    secret = "I need secret values, e.g. keys. Which OpenSSL function makes them?"
+    assert subjects(secret) == [({"openssl"}, [])]
+    assert Asked.of("Is SKIP_LOCKED accepted, for example in ANALYZE?").codes == {"skip_locked"}
+
+
 def test_subjects_are_split_where_the_question_joins_them() -> None:
     assert subjects("Does SQLite support MERGE?") == [({"sqlite", "merge"}, [])]
     assert subjects("Were Scott Derrickson and Ed Wood of the same nationality?") == [

@@ -713,7 +713,7 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     and B born in the same city?" has two. What it sets aside is none (`_ASIDE`)."""
     groups: list[tuple[set[str], list[str]]] = []
     breaks = _COMPARED_BREAK if COMPARISON.search(question) else _GROUP_BREAK
-    for part in breaks.split(_ASIDE.sub(" ", question)):
+    for part in breaks.split(without_aside(question)):
         names = named_terms(part) | identifiers(part) | latin_terms(part)
         names = {n for n in names if not _CALENDAR_WORD.fullmatch(n)}
         phrases = key_phrases(part)
@@ -725,8 +725,19 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
 # What a question sets aside as a way of doing it, not what it asks about: "without
 # editing its CMakeLists.txt", "without restarting it", to the end of its clause. Not
 # "instead of" or "rather than": what those name is often what the answer replaces and
-# its passage names ("What should code use instead of click.get_terminal_size()?").
-_ASIDE = re.compile(r"\bwithout\s+\w+ing\b[^,;:?!.。，；：？！]*", re.IGNORECASE)
+# its passage names ("What should code use instead of click.get_terminal_size()?"). An
+# example it gives, to the end of its sentence: "for ANALYZE, e.g. ANALYZE (VERBOSE,
+# SKIP_LOCKED)" asks of ANALYZE's options, and the answer need not name these two.
+_ASIDE = re.compile(
+    r"\bwithout\s+\w+ing\b[^,;:?!.。，；：？！]*|"
+    r"(?<!\w)(?:e\.\s?g\.|for\s+(?:example|instance)\b)(?:(?!\.\s)[^?!。？！])*",
+    re.IGNORECASE,
+)
+
+
+def without_aside(question: str) -> str:
+    """The question without what it sets aside or gives as an example (`_ASIDE`)."""
+    return _ASIDE.sub(" ", question)
 
 
 def latin_terms(question: str) -> set[str]:
@@ -1425,6 +1436,11 @@ def _within_release(question: str, phrases: list[str]) -> bool:
     return not any(mentions_phrase(sides, phrase) for phrase in phrases)
 
 
+# The fewest letters a question's lower-case word needs to be taken for a product's short
+# form ("postgres" for "PostgreSQL"), not a word that happens to open the name ("post")
+_SHORT_FORM = 5
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -1459,7 +1475,7 @@ class Asked(NamedTuple):
             asked_words(question, kind),
             phrases,
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
-            identifiers(question),
+            identifiers(without_aside(question)),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
             asked_events(question, kind),
@@ -1512,8 +1528,15 @@ class Asked(NamedTuple):
         return any(self._gives(match.group(1)) for match in _KEY_PHRASE.finditer(sentence))
 
     def _gives(self, name: str) -> bool:
-        """Whether a name a sentence writes before a number is one the question gives."""
-        return bool(set(tokenize(name)) & self.names)
+        """Whether a name a sentence writes before a number is one the question gives,
+        by its name or, in lower case, by its short form ("postgres" for "PostgreSQL")."""
+        written = set(tokenize(name))
+        return bool(written & self.names) or any(
+            token.startswith(word)
+            for token in written
+            for word in self.words
+            if len(word) >= _SHORT_FORM
+        )
 
     def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
         """Whether the sentence, under its title and headings (`frame`) and after the
