@@ -405,6 +405,44 @@ def test_a_chunk_that_lacks_the_asked_value_pulls_the_one_of_its_section_that_ho
     assert placed.records[0].text == purpose.text
 
 
+UPDATE_PAGE = (
+    "# UPDATE\n\n## 2. Details\n\n### 2.2. UPDATE FROM\n\nUPDATE-FROM is supported beginning "
+    "in SQLite version 3.33.0 (2020-08-14).\n\nThe UPDATE-FROM idea lets an UPDATE "
+    "statement be driven by other tables.\n\nOther engines implement UPDATE-FROM differently, "
+    "because "
+    "the construct is not part of the SQL standards.\n\nAs an example, suppose you keep a "
+    "point-of-sale table and an inventory table that needs updating.\n\nThe target table "
+    "is not included in the FROM clause but may be joined to itself there."
+)
+
+
+@pytest.mark.parametrize(
+    ("heading", "grows"), [("2.2. UPDATE FROM", True), ("2.2. Version 1.1.1", False)]
+)
+def test_a_chunk_deep_in_a_section_about_what_is_asked_pulls_the_sections_opening(
+    tmp_path: Path, heading: str, grows: bool
+) -> None:
+    """A section says since when its feature exists where it opens, three chunks before
+    the one found; only a section whose heading names what is asked: a release's notes
+    open with their own release's date, which answers no other release."""
+    world = World(tmp_path, chunk_size=150)
+    sid = world.add("lang_update.md", UPDATE_PAGE.replace("2.2. UPDATE FROM", heading))
+    chunks = world.chunks[sid]
+    found = chunks[-1]
+    assert "3.33.0" in chunks[0].text and len(chunks) >= 5
+    asked = Asked.of("since which sqlite version can an UPDATE statement use a FROM clause?")
+
+    placed = world.assembler().fit([found], no_terms, 1000, 10, asked=asked).placed[0]
+
+    texts = [record.text for record in placed.records]
+    assert texts[-1] == found.text  # the pieces in the page's order
+    assert len(texts) == (2 if grows else 1)
+    if grows:
+        assert "3.33.0" in texts[0]
+    for record in placed.records:
+        world.check_verbatim(record)
+
+
 CHANGELOG = (
     "# Changelog\n\n## Release 1.2 (released Mar 31, 2013)\n\n"
     "Removed helpers deprecated since Sphinx 1.0.\n\n"

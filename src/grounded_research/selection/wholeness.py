@@ -25,6 +25,7 @@ from grounded_research.gaps.conflicts import frame
 from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import Chunk, chunk_text, heading_lines, path_at
 from grounded_research.text.facts import is_unit
+from grounded_research.text.tokenize import tokenize
 
 _SENTENCE_END = re.compile(r"[.!?。！？…;；][\"'”’)\]」』]*$")
 _BLOCK_LINE = re.compile(r"^\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|\|)")
@@ -100,7 +101,9 @@ def section_answer(
     """The part of a chunk near `chunks[position]` that lies in the same section and
     answers what is asked when that chunk does not (the next one first, then the one
     before, then the one after next and the one before the previous when the chunk
-    between is running text all of the section); None otherwise. A part, not the whole
+    between is running text all of the section, then the one the section opens with:
+    "UPDATE-FROM is supported beginning in SQLite version 3.33.0" is said under "2.2.
+    UPDATE FROM" before its examples); None otherwise. A part, not the whole
     chunk: a section's last line ("New in version 3.8.") may open a chunk that is mostly
     the next section's."""
     chunk = chunks[position]
@@ -124,6 +127,14 @@ def section_answer(
             and not any(map(_BLOCK_LINE.match, text[between.start : between.end].split("\n")))
         ):
             reach.append(beside + step)
+    if entry and set(tokenize(chunk.headings[-1])) & (asked.words | asked.names):
+        # a section about what is asked says what it is, and since when, where it opens;
+        # not one of a release's notes ("Version 1.1.1" opens "Released 2019-07-08")
+        opening = position
+        while opening > 0 and chunks[opening - 1].headings[: len(chunk.headings)] == chunk.headings:
+            opening -= 1
+        if opening not in reach and opening != position:
+            reach.append(opening)
     for neighbour in reach:
         if 0 <= neighbour < len(chunks):
             part = _in_section(chunks[neighbour], chunk.headings, headings)
