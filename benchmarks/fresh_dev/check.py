@@ -4,6 +4,7 @@
     python benchmarks/fresh_dev/check.py --data /work/data    # corpora under another folder
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev2   # the second batch
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev3   # the third
+    python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev4   # zh and servers
 
 Each file is one corpus's questions (tools.jsonl over corpus-tools, docs.jsonl over
 the English docs corpus, ...), checked as the
@@ -30,6 +31,8 @@ SETS = {  # file: (corpus folder, package tags), as the set of that corpus has t
     "manuals.jsonl": ("corpus-manuals", ("apache", "sphinx", "bash")),
     "libs.jsonl": ("corpus-libs", ("flask", "jinja", "click", "pytest", "requests")),
     "docs.jsonl": ("corpus", check.PACKAGES),
+    "zh.jsonl": ("corpus-zh", ("debian-reference", "debian-faq", "maint-guide")),
+    "servers.jsonl": ("corpus-servers", ("exim", "haproxy", "aiohttp", "werkzeug", "zsh")),
 }
 
 
