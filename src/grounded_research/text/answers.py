@@ -710,7 +710,8 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     joins with "and", "or" or a comma (a comparison's "before" or "after" too), its
     names (lower case; not a month's or a weekday's) and its names with numbers as
     phrases. "Does SQLite support MERGE?" has one subject, both names together; "Were A
-    and B born in the same city?" has two. What it sets aside is none (`_ASIDE`)."""
+    and B born in the same city?" has two. What it sets aside or gives as an example is
+    none (`without_aside`)."""
     groups: list[tuple[set[str], list[str]]] = []
     breaks = _COMPARED_BREAK if COMPARISON.search(question) else _GROUP_BREAK
     for part in breaks.split(without_aside(question)):
@@ -1269,7 +1270,8 @@ _EVENTS = {
     ),
 }
 # A change with the release it came in: "deprecated in Python 3.9", "removed since
-# version 2.0", "added in 3.12"
+# version 2.0", "added in 3.12"; one word may stand before the number (a product's name,
+# "release"), read in any case
 _CHANGED_IN_RELEASE = {
     event: re.compile(
         rf"(?:{pattern.pattern})\s+(?:in|since|as\s+of)\s+(?:[A-Z][\w.+-]*\s+)?(?:version\s+)?"
