@@ -260,6 +260,30 @@ def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path
     assert "###### `max_wal_size` (`integer`)\n\nMaximum size" in document.text
 
 
+def test_a_bold_term_anchored_by_its_own_name_heads_its_entry(tmp_path: Path) -> None:
+    """HAProxy writes each keyword as a line of its own, a bold term anchored by its name
+    and its arguments, over the description: the term becomes its heading, so "The
+    default value is 101" lies under tune.http.maxhdr. A paragraph that opens in bold
+    with no anchor of that name ("Note") stays a paragraph."""
+    html = (
+        "<html><head><title>HAProxy Configuration Manual</title></head><body><article>"
+        "<h3>3.2. Performance tuning</h3>"
+        '<div class="keyword"><b><a class="anchor" name="tune.http.maxhdr"></a>'
+        '<a href="#3.2-tune.http.maxhdr">tune.http.maxhdr</a></b> <span>&lt;number&gt;</span>'
+        "</div><p>Sets the maximum number of headers in a request. The default value is "
+        "101, which is enough for all usages.</p>"
+        "<p><b>Note</b> this limit applies to requests and responses alike.</p>"
+        "</article></body></html>"
+    )
+    path = write(tmp_path, "configuration.html", html)
+    [document] = read_documents(path, "configuration.html").documents
+    paths = {tuple(path) for _, path in heading_paths(document.text)}
+    assert any(path[-1].startswith("**tune.http.maxhdr**") for path in paths)
+    assert "\\<number>\n\nSets the maximum number of headers" in document.text
+    assert "**Note** this limit applies" in document.text
+    assert not any("Note" in path[-1] for path in paths)
+
+
 def test_terms_inside_a_description_lie_under_its_term(tmp_path: Path) -> None:
     """A function's arguments are terms inside its description: their headings lie under
     the function's, which is a level above them; a term with none stays at the lowest."""

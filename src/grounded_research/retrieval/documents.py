@@ -183,6 +183,7 @@ def html_document(
     if tree is not None:
         tree = _shown(tree)
         tree = _terms_as_headings(_headings_unwrapped(_preformatted_as_code(tree)))
+        tree = _anchored_terms_as_headings(tree)
         tree = _framed(_loose_text_in_paragraphs(_sections_kept(_labels(tree))))
     text = trafilatura.extract(
         tree if tree is not None else html,
@@ -393,6 +394,34 @@ def _terms_as_headings(tree: HtmlElement) -> HtmlElement:
         term.set("data-term", "1")
     for element in list(tree.iter("dl", "dd")):
         element.tag = "div"
+    return tree
+
+
+# The longest a line may be to be an entry's term with its arguments ("tune.http.maxhdr
+# <number>"), not a paragraph that opens in bold
+_TERM_LINE_CHARS = 120
+
+
+def _anchored_terms_as_headings(tree: HtmlElement) -> HtmlElement:
+    """A line that is a term in bold anchored by its own name, with the arguments after
+    it, as the heading of what follows: the entry of a keyword on a page of them, written
+    without a definition list (HAProxy's configuration manual: "tune.http.maxhdr
+    <number>" over "Sets the maximum number of headers in a request."). As a paragraph, a
+    passage cut after it loses what its "The default value is 101" is the default of;
+    as a heading, the term is in the heading path of its description, as a <dt> is
+    (`_terms_as_headings`). A bold run that opens a paragraph and is no anchor's name
+    ("**Note**") stays as it is."""
+    for line in list(tree.iter("div", "p")):
+        children = [child for child in line if isinstance(child.tag, str)]
+        if not children or children[0].tag not in ("b", "strong"):
+            continue
+        if (line.text and line.text.strip()) or any(c.tag not in _INLINE for c in children):
+            continue
+        term = children[0].text_content().strip()
+        anchors = {a.get("name") or a.get("id") for a in children[0].iter("a")}
+        if term and term in anchors and len(line.text_content().strip()) <= _TERM_LINE_CHARS:
+            line.tag = "h6"
+            line.set("data-term", "1")
     return tree
 
 
