@@ -421,7 +421,6 @@ def _anchored_terms_as_headings(tree: HtmlElement) -> HtmlElement:
         anchors = {a.get("name") or a.get("id") for a in children[0].iter("a")}
         if term and term in anchors and len(line.text_content().strip()) <= _TERM_LINE_CHARS:
             line.tag = "h6"
-            line.set("data-term", "1")
     return tree
 
 
