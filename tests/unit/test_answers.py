@@ -134,6 +134,10 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("version", "Build it with go1.19 or later.", True),
         ("version", "Use sha256sum to check it.", False),
         ("version", "MERGE INTO target USING source ON condition", False),
+        # a reference to a section gives no version either
+        ("version", "Version 字段给出了上游的版本号，参见第 7.3 节。", False),
+        ("version", "JavaScript Date objects are described in Section 20.3 of ECMAScript.", False),
+        ("version", "Section 20.3 was rewritten for version 2.1.", True),
         ("quantity", "The default is 100 connections.", True),
         ("quantity", "This parameter can only be set at server start.", False),
         # a number that belongs to a name is not the number asked for

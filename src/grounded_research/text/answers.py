@@ -341,13 +341,14 @@ _FILE_OR_ADDRESS = re.compile(
 def holds_answer(kind: AnswerKind, sentence: str) -> bool:
     """Whether the sentence holds a value of the asked kind: a date, a version number, a
     number, a command or name. Yes/no, "how do I" and open questions are answered by
-    statements. A reference to a section is no number asked for ("see section 2.7.4",
-    "参见第 2.7.4 节"); a file's name or an address gives no version
+    statements. A reference to a section is no number or version asked for ("see section
+    2.7.4", "参见第 2.7.4 节"); a file's name or an address gives no version
     ("gentoo-0.9.12.tar.gz")."""
     if kind == "date":
         return _DATE_HOLDER.search(sentence) is not None
-    if kind == "version":
-        return _VERSION_HOLDER.search(_FILE_OR_ADDRESS.sub(" ", sentence)) is not None
+    if kind == "version":  # nor a section's ("在第 7.3 节", "see Section 7.3")
+        unnamed = _SECTION_REFERENCE.sub(" ", _FILE_OR_ADDRESS.sub(" ", sentence))
+        return _VERSION_HOLDER.search(unnamed) is not None
     if kind == "quantity":
         undated = _DATE_HOLDER.sub(" ", sentence)  # a date is not the number asked for
         unnamed = _KEY_PHRASE.sub(_unless_code, undated)  # nor a name's ("Chapter 17")
