@@ -237,8 +237,8 @@ _ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ":
     # ". In which release …"; ", is the old kernel kept?"; not a verb the question goes on
     # with (", is written by someone born in what year?") nor a relative clause (", in
     # which case …")
-    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|(?:[.:;?!]|\s[—–-])\s+(?={_ASKED_AFTER}{_WH_WORDS})|"
-    rf"(?:[.:;?!]|\s[—–-])\s+(?={_AUX_WORDS})|"
+    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|"
+    rf"(?:[.:;?!]|\s[—–-])\s+(?={_ASKED_AFTER}{_WH_WORDS}|{_AUX_WORDS})|"
     rf",\s+(?={_AUX_WORDS}(?![^?]*\b{_WH_WORDS}))",
     re.IGNORECASE,
 )
