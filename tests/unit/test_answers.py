@@ -159,6 +159,9 @@ def test_the_asked_kind_is_read_off_the_question(question: str, kind: str) -> No
         ("quantity", "缺陷 #727708 2014-02-11：委员会决定默认 init 系统应当为 systemd。", False),
         ("quantity", "#9987: the default keeps 3 directories.", True),
         ("quantity", "安全更新会提供 3 年。", True),
+        # nor a footnote by its mark, set above the line; an exponent is a number
+        ("quantity", r"journald 的二进制日志格式。<sup>\[6\]</sup>", False),
+        ("quantity", r"The limit is 2<sup>31</sup> bytes.", True),
         ("quantity", "150 characters or fewer.", True),
         # no bound is a value too
         ("quantity", "If unspecified, subtests inherit it. **Default:** `Infinity`.", True),

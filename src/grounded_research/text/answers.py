@@ -180,6 +180,9 @@ _SECTION_REFERENCE = re.compile(
     r"(?<=[A-Za-z_`*])\(\d[a-z]*\)",
     re.IGNORECASE,
 )
+# A footnote's mark, a number in brackets set above the line ("<sup>\[6\]</sup>" as the
+# pages are read), not an exponent ("2<sup>31</sup>").
+_FOOTNOTE_MARK = re.compile(r"<sup>\\?\[\w+\\?\]</sup>")
 # The number of an issue, a bug or a pull request: "#727708", "#9987:" (not "&#38;").
 _ISSUE_NUMBER = re.compile(r"(?<![\w#&])#\d+\b")
 # Any number that numbers a part of a book: a reference (`_SECTION_REFERENCE`), and the
@@ -355,6 +358,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         unnamed = _SECTION_REFERENCE.sub(" ", unnamed)  # nor a section's ("第 2.7.4 节")
         unnamed = _NUMBERED_RELEASE.sub(" ", unnamed)  # nor a release's ("New in version 0.6")
         unnamed = _ISSUE_NUMBER.sub(" ", unnamed)  # nor an issue's ("bug #727708")
+        unnamed = _FOOTNOTE_MARK.sub(" ", unnamed)  # nor a footnote's ("<sup>\[6\]</sup>")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
