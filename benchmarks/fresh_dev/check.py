@@ -5,6 +5,7 @@
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev2   # the second batch
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev3   # the third
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev4   # zh and servers
+    python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev5   # runtimes and tools
 
 Each file is one corpus's questions (tools.jsonl over corpus-tools, docs.jsonl over
 the English docs corpus, ...), checked as the
@@ -33,6 +34,7 @@ SETS = {  # file: (corpus folder, package tags), as the set of that corpus has t
     "docs.jsonl": ("corpus", check.PACKAGES),
     "zh.jsonl": ("corpus-zh", ("debian-reference", "debian-faq", "maint-guide")),
     "servers.jsonl": ("corpus-servers", ("exim", "haproxy", "aiohttp", "werkzeug", "zsh")),
+    "runtimes.jsonl": ("corpus-runtimes", ("go", "node")),
 }
 
 
