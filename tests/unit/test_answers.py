@@ -29,6 +29,7 @@ from grounded_research.text.answers import (
     said_anywhere,
     states_verdict,
     subjects,
+    supposed_measures,
     title_name,
     version_lines,
 )
@@ -1004,6 +1005,16 @@ def test_a_two_digit_value_is_distinctive_a_two_digit_release_is_not() -> None:
     assert distinctive_numbers("What changes when I set BASH_COMPAT to 52?") == ["52"]
     assert distinctive_numbers("Are Node.js 18 policies a stable feature?") == []
     assert distinctive_numbers("Is Debian 12 supported in the top 5 until 2028?") == ["2028"]
+    # a number with its thousands grouped is one number
+    assert distinctive_numbers("Can it hold 3,000,000,000 rows?") == ["3000000000"]
+
+
+def test_a_measure_a_yes_no_question_supposes_is_not_one_the_answer_must_say() -> None:
+    """ "Will Node wait the ~35 days?" supposes a value the page answers otherwise
+    ("larger than 2147483647 … set to 1"); a figure another question asks with is kept."""
+    supposing = "If I call setTimeout with a delay of 3,000,000,000 ms, will it wait ~35 days?"
+    assert supposed_measures(supposing) == {"3000000000", "35"}
+    assert supposed_measures("What is the limit for 500 MB files?") == set()
 
 
 def test_a_chinese_question_names_what_it_writes_in_latin_letters() -> None:

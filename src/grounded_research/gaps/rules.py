@@ -33,6 +33,7 @@ from grounded_research.text.answers import (
     said_anywhere,
     says_word,
     subjects,
+    supposed_measures,
 )
 from grounded_research.text.chunking import (
     LINE_MARKER,
@@ -267,7 +268,8 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     that no selected passage, its title, headings or place says: a year or a release
     ("sqlite 3.40", one a name carries) anywhere (`said_anywhere`), any other number
     beside a word the question says it with (`mentions_number_with`)."""
-    numbers = distinctive_numbers(sub_question.text)
+    supposed = supposed_measures(sub_question.text)
+    numbers = [n for n in distinctive_numbers(sub_question.text) if n not in supposed]
     words = set(tokenize(sub_question.text)) - set(tokenize(" ".join(numbers)))
     released = set(tokenize(" ".join(key_phrases(sub_question.text))))
 
