@@ -252,6 +252,9 @@ def test_what_a_question_sets_aside_names_no_subject() -> None:
     replaced = "What should code use instead of click.get_terminal_size(), which Click removed?"
     assert subjects(replaced) == [({"click.get_terminal_size"}, []), ({"click"}, [])]
     assert subjects("Can Postfix run without Dovecot?") == [({"postfix", "dovecot"}, [])]
+    # an adverb may stand between: "without ever calling" sets aside what it calls
+    ever = "Without ever calling EVP_CTRL_AEAD_SET_IVLEN, what IV length does OpenSSL use?"
+    assert subjects(ever) == [({"openssl", "iv"}, [])]
 
 
 def test_an_example_the_question_gives_names_no_subject_nor_code_to_match() -> None:
@@ -278,6 +281,15 @@ def test_subjects_are_split_where_the_question_joins_them() -> None:
     assert subjects("Were Scott Derrickson and Ed Wood of the same nationality?") == [
         ({"scott", "derrickson"}, []),
         ({"ed", "wood"}, []),
+    ]
+    # the scene a question sets before it asks is a subject of its own
+    assert subjects("We moved to OpenSSL 3.0: is RIPEMD-160 in the default provider?") == [
+        ({"openssl"}, ["OpenSSL 3.0"]),
+        ({"ripemd-160"}, []),
+    ]
+    assert subjects("Our relay runs Postfix 3.6. Is smtputf8_enable on there?") == [
+        ({"postfix"}, ["Postfix 3.6"]),
+        ({"smtputf8_enable"}, []),
     ]
 
 

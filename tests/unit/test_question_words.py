@@ -117,6 +117,23 @@ def test_a_first_word_no_source_writes_is_no_name_before_a_determiner() -> None:
         assert opening_as_written(named, []) == named
 
 
+def test_each_sentence_of_a_question_opens_with_a_word_read_as_the_sources_write_it() -> None:
+    """A question that sets the scene first has a second opening ("Our relay runs
+    Postfix 3.6. Starting with which …"); a participle opening it sets the scene ("Using
+    AES-GCM through the EVP interface: …") though no source writes it; a name the
+    sources capitalise inside a sentence stays one, wherever it opens."""
+    sources = ["Postfix 3.6 was released.", "Lines starting with a dot are quoted."]
+    scene = "Our relay runs Postfix 3.6. Starting with which 3.6 patch is it there?"
+    assert opening_as_written(scene, sources) == scene.replace("Starting", "starting")
+    moved = "Our relay runs it. Now Postfix 3.6 needs what?"
+    assert opening_as_written(moved, sources) == moved  # "Postfix" is written as a name
+    using = "Using AES-GCM through the EVP interface: what IV length is assumed?"
+    assert opening_as_written(using, []) == "u" + using[1:]
+    assert opening_as_written("Beijing hosted it when?", ["It moved to Beijing."]) == (
+        "Beijing hosted it when?"
+    )
+
+
 def test_an_opening_word_the_sources_write_in_lower_case_filters_nothing(
     tmp_path: Path,
 ) -> None:

@@ -710,7 +710,10 @@ def _said_number(number: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.])" + spelled)
 
 
-_GROUP_BREAK = re.compile(r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、]|和|与|或者?)\s*", re.I)
+_GROUP_BREAK = re.compile(
+    r"\s*(?:\b(?:and|or|vs\.?|versus)\b|[,;，；、：。？！]|和|与|或者?|[:.?!](?=\s))\s*",
+    re.I,
+)
 # A comparison's two sides are also joined by what orders them: "Did SQLite get RETURNING
 # before PostgreSQL got MERGE?" asks of two subjects, each named on a page of its own.
 _COMPARED_BREAK = re.compile(
@@ -750,7 +753,7 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
 # example it gives, to the end of its sentence: "for ANALYZE, e.g. ANALYZE (VERBOSE,
 # SKIP_LOCKED)" asks of ANALYZE's options, and the answer need not name these two.
 _ASIDE = re.compile(
-    r"\bwithout\s+\w+ing\b[^,;:?!.。，；：？！]*|"
+    r"\bwithout\s+(?:(?:ever|even|first|just|also|\w+ly)\s+)?\w+ing\b[^,;:?!.。，；：？！]*|"
     r"(?<!\w)(?:e\.\s?g\.|for\s+(?:example|instance)\b)(?:(?!\.\s)[^?!。？！])*",
     re.IGNORECASE,
 )

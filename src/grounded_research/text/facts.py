@@ -175,32 +175,43 @@ def named_terms(sentence: str) -> set[str]:
 
 
 def opening_as_written(text: str, sources: Iterable[str]) -> str:
-    """The text with its opening word in lower case when only its place capitalises it:
-    the sources write the word in lower case and never with a capital inside a sentence
-    ("Considered the strongest recorded tropical cyclone, …", "Per the … table, how much
-    RAM …"). So read, a question's first word is a name only when the sources write it
-    as one ("Debian …", "May a Go compiler …" beside "in May 2010", "Seven Brief Lessons
-    on Physics was …"); when they do not write it at all, unchanged unless a determiner
-    or a pronoun follows it ("Suppose the channel …"), and in a Chinese
-    question, which writes in Latin letters only what it names (`answers.latin_terms`).
-    A word that opens the question's form ("Starting with which version …") is none."""
-    opening = _OPENING_WORD.match(text)
-    if opening is None or has_cjk(text):  # a Chinese question writes in Latin only names
+    """The text with the word opening it, and each of its sentences, in lower case when
+    only its place capitalises it: the sources write the word in lower case and never
+    with a capital inside a sentence ("Considered the strongest recorded tropical
+    cyclone, …", "Per the … table, how much RAM …", "Our relay runs Postfix 3.6. Starting
+    with which …"). So read, a question's first word is a name only when the sources
+    write it as one ("Debian …", "May a Go compiler …" beside "in May 2010", "Seven Brief
+    Lessons on Physics was …"); when they do not write it at all, unchanged unless it
+    ends in "-ing" (a participle setting the scene: "Using AES-GCM through the EVP
+    interface: …") or a determiner or a pronoun follows it ("Suppose the channel …"),
+    and in a Chinese question, which writes in Latin letters only what it names
+    (`answers.latin_terms`). A word that opens the question's form ("Starting with
+    which version …") is none."""
+    if has_cjk(text):  # a Chinese question writes in Latin only names
         return text
+    texts = list(sources)
+    for opening in reversed(list(_OPENING_WORD.finditer(text))):
+        if _only_placed(text, opening, texts):
+            word = opening.group(1)
+            text = f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
+    return text
+
+
+def _only_placed(text: str, opening: re.Match[str], sources: list[str]) -> bool:
+    """Whether only its place capitalises the word opening the text or a sentence of it
+    (`opening_as_written`)."""
     word = opening.group(1)
-    lowered = f"{text[: opening.start(1)]}{word.lower()}{text[opening.end(1) :]}"
-    if FROM_WHEN_ON.match(text):  # "Starting with which version …": the question's form
-        return lowered
+    if FROM_WHEN_ON.match(text[opening.start(1) :]):  # "Starting with which version …"
+        return True
     inside = _inside_sentence(word)
     lower = re.compile(rf"\b{word.lower()}\b")
     said_lower = False
     for source in sources:
         if inside.search(source):
-            return text
+            return False
         said_lower = said_lower or lower.search(source) is not None
-    if said_lower or _DETERMINER_NEXT.match(text, opening.end(1)):
-        return lowered
-    return text
+    participle = word.endswith("ing") and len(word) > 4
+    return said_lower or participle or _DETERMINER_NEXT.match(text, opening.end(1)) is not None
 
 
 # The words that open a noun phrase, determiners and pronouns: after a question's
@@ -276,7 +287,9 @@ _LOWER_BEFORE_NUMBER = re.compile(
     r"(?<![\w.\-/`])[a-z]{2,}(?=\s+v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z]))"
 )
 
-_OPENING_WORD = re.compile(r"\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
+# The word opening a text or one of its sentences (after a full stop, a question mark, an
+# exclamation mark or a colon).
+_OPENING_WORD = re.compile(r"(?:^|(?<=[.?!:])\s)\s*([A-Z][a-z]+)\b(?![-'’.]?\w)")
 
 
 def is_name_word(word: str) -> bool:
