@@ -20,6 +20,7 @@ from grounded_research.text.answers import (
     mentions_number,
     mentions_number_with,
     mentions_phrase,
+    mentions_point_release,
     misspelt,
     named_in_location,
     names_other_release,
@@ -1019,6 +1020,16 @@ def test_a_two_digit_value_is_distinctive_a_two_digit_release_is_not() -> None:
     assert distinctive_numbers("Is Debian 12 supported in the top 5 until 2028?") == ["2028"]
     # a number with its thousands grouped is one number
     assert distinctive_numbers("Can it hold 3,000,000,000 rows?") == ["3000000000"]
+
+
+def test_a_point_release_is_named_after_its_product_alone_or_in_a_list() -> None:
+    """Asked which release of a series, "Apache 2.4.39" names one of Apache 2.4's, and so
+    does "3.6.14" in "Postfix ≥ 3.9, 3.8.5, 3.7.10, 3.6.14"; a list that holds none does not."""
+    assert mentions_point_release("Fixed in Apache 2.4.39.", "Apache 2.4")
+    listed = "This feature is available in Postfix ≥ 3.9, 3.8.5, 3.7.10, 3.6.14, and 3.5.24."
+    assert mentions_point_release(listed, "Postfix 3.6")
+    assert not mentions_point_release(listed, "Postfix 3.4")
+    assert not mentions_point_release("Postfix 3.6 is old; see section 3.6.2.", "Postfix 3.6")
 
 
 def test_a_measure_a_yes_no_question_supposes_is_not_one_the_answer_must_say() -> None:

@@ -30,6 +30,7 @@ from grounded_research.text.answers import (
     names_one_of,
     passage_names,
     phrase_as_written,
+    question_clause,
     said_anywhere,
     says_word,
     subjects,
@@ -305,9 +306,19 @@ def unnamed_subjects(
     # Django 3.2 release fixed …"): its point releases' docs are of it.
     asked = Asked.of(sub_question.text)
     series = asked.kind not in ("date", "version", "comparison") or asked.series is not None
+    # The scene a question sets before the clause that asks ("Using AES-GCM through the
+    # EVP interface: what IV length does OpenSSL assume?") is context: of its subjects,
+    # only the products the corpus files documents under and the releases count.
+    clause = question_clause(sub_question.text)
+    asked_of = {n for names, _ in subjects(clause) for n in names}
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
+        if clause != sub_question.text and not names & asked_of:
+            names = names & filed
+            if not names and not phrases:
+                continue
+            subject = (names, phrases)
         parts = (
             [subject]
             if names & filed

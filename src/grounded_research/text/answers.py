@@ -538,10 +538,16 @@ def _phrase_in(text: str, phrase: str) -> re.Match[str] | None:
 
 def mentions_point_release(text: str, phrase: str) -> bool:
     """Whether `text` names a point release of the phrase's release: "Apache 2.4.39" of
-    "Apache 2.4" (what a question asking which release of a series is answered with)."""
+    "Apache 2.4" (what a question asking which release of a series is answered with),
+    also in a list of releases after the name ("Postfix ≥ 3.9, 3.8.5, 3.6.14" of
+    "Postfix 3.6")."""
     *name, number = phrase.split()
-    pattern = _named_release(name, re.escape(number) + r"\.\d+")
+    listed = rf"(?:{_AT_LEAST}?\d+(?:\.\d+)*\s*(?:,|\band\b|\bor\b)\s*){{0,8}}{_AT_LEAST}?"
+    pattern = _named_release(name, listed + re.escape(number) + r"\.\d+")
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+_AT_LEAST = r"(?:[≥≤<>]=?\s*)"  # "Postfix ≥ 3.9": a release and those after it
 
 
 def _named_release(name: Sequence[str], number: str) -> str:
