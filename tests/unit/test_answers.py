@@ -1472,11 +1472,38 @@ def test_the_noun_a_date_is_asked_with_is_no_thing_the_corpus_must_say() -> None
         "How many listeners can one event have out of the box?",
         "How many clients may connect when nothing is configured?",
         "How many bytes does iter_lines() read at a time if omitted?",
+        "When I turn on UNITY_BUILD and don't set a batch size, how many files get combined?",
     ],
 )
 def test_a_default_asked_for_without_the_word_is_a_default(question: str) -> None:
     asked = Asked.of(question)
     assert asked.kind == "quantity" and asked.default
+
+
+def test_a_value_a_setting_takes_when_left_unset_is_its_default() -> None:
+    """CMake gives a property's default as its "initial value", when the variable it is
+    taken from "has not been set": that states the default asked for."""
+    asked = Asked.of("How many source files go into each unity file by default?")
+    unset = "If that variable has not been set, the initial value will be 8."
+    assert asked.states_default(unset, "UNITY_BUILD_BATCH_SIZE")
+    assert not asked.states_default("The batch size may be set to 0.", "UNITY_BUILD_BATCH_SIZE")
+
+
+def test_a_code_name_of_the_scene_is_asked_of_only_when_the_question_points_back() -> None:
+    """ "When I turn on UNITY_BUILD …, how many source files get combined into each unity
+    file?" is answered in UNITY_BUILD_BATCH_SIZE's entry; "The include_patterns option:
+    what Sphinx version first had it?" asks of include_patterns."""
+    unity = (
+        "When I turn on UNITY_BUILD for a target and don't set a batch size, how many "
+        "source files get combined into each unity file?"
+    )
+    assert Asked.of(unity).codes == set()
+    assert Asked.of("The include_patterns option: what Sphinx version first had it?").codes == {
+        "include_patterns"
+    }
+    assert Asked.of("How many files does UNITY_BUILD combine?").codes == {"unity_build"}
+    other = "When REQUESTS_CA_BUNDLE isn't set, which other variable does Requests check?"
+    assert Asked.of(other).codes == {"requests_ca_bundle"}
 
 
 def test_two_things_compared_with_no_change_named_are_compared_by_when_they_came() -> None:

@@ -40,7 +40,6 @@ from grounded_research.text.answers import (
     STATEMENT_KINDS,
     Asked,
     filed_names,
-    identifiers,
     mentions_identifier,
     named_in_location,
     names_one_of,
@@ -616,7 +615,7 @@ def ranked_sentences(
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
     searched = searched_names(records)
-    code_names = identifiers(sub_question.text)
+    code_names = asked.codes
     code_led = kind == "procedure" or asked.answered_in_code
     scored: list[tuple[float, int, Quote]] = []
     elsewhere: list[tuple[float, int, Quote]] = []  # about nothing the question names

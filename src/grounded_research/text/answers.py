@@ -765,6 +765,27 @@ _ASIDE = re.compile(
 )
 
 
+def asked_codes(question: str) -> set[str]:
+    """The code names a question asks of (`identifiers`), not one it sets aside or gives
+    as an example, nor one of the scene it sets first when the clause that asks does not
+    point back to it: "When I turn on UNITY_BUILD and don't set a batch size, how many
+    source files get combined into each unity file?" is answered in the entry of
+    UNITY_BUILD_BATCH_SIZE; "The include_patterns option: what Sphinx version first had
+    it?" asks of include_patterns."""
+    codes = identifiers(without_aside(question))
+    clause = question_clause(question)
+    if clause == question or _REFERS_BACK.search(clause):
+        return codes
+    return codes & identifiers(without_aside(clause))
+
+
+# A word of the clause that asks pointing back to what the question said before it ("When
+# REQUESTS_CA_BUNDLE isn't set, which other variable …").
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|that|this|these|those|they|them|their|other|another|else|same)\b", re.I
+)
+
+
 def without_aside(question: str) -> str:
     """The question without what it sets aside or gives as an example (`_ASIDE`)."""
     return _ASIDE.sub(" ", question)
@@ -1188,8 +1209,8 @@ _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "name": "name names 名字 名称",
 }
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
-_DEFAULT = re.compile(
-    rf"\bdefault(?:s|ed)?\b|{LEFT_UNSET}|默认|缺省",
+_DEFAULT = re.compile(  # "the initial value will be 8": a property's default, as CMake says it
+    rf"\bdefault(?:s|ed)?\b|\binitial(?:ly)?\s+value\b|{LEFT_UNSET}|默认|缺省",
     re.IGNORECASE,
 )
 
@@ -1506,7 +1527,7 @@ class Asked(NamedTuple):
             asked_words(question, kind),
             phrases,
             kind in _VALUE_KINDS and _DEFAULT.search(question) is not None,
-            identifiers(without_aside(question)),
+            asked_codes(question),
             re.compile("|".join(rf"(?<![\w.]){_exactly(n)}" for n in numbers)) if numbers else None,
             kind == "quantity" and _MEASURE_ASKED.search(question) is not None,
             asked_events(question, kind),
