@@ -577,7 +577,7 @@ def distinctive_numbers(question: str) -> list[str]:
     a page heads it "6.1. …"), nor a name's two-digit release ("Node.js 18", "Debian
     12"), which the pages of that release write otherwise ("v18.20.4", a folder of the
     release)."""
-    question = _GROUPED_NUMBER.sub(lambda m: m.group(0).replace(",", ""), question)
+    question = _ungrouped(question)
     given = _GIVEN_NUMBER.findall(_NUMBERED_PART.sub(" ", question))
     released = set(_RELEASE_NUMBER.findall(question))
     numbered = {m.group(3) for m in _NUMBERED_THING.finditer(question) if _numbers_a_thing(m)}
@@ -594,14 +594,19 @@ def distinctive_numbers(question: str) -> list[str]:
 _GROUPED_NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
 
 
+def _ungrouped(text: str) -> str:
+    """The text with its numbers' thousands ungrouped ("3,000,000,000" as 3000000000)."""
+    return _GROUPED_NUMBER.sub(lambda m: m.group(0).replace(",", ""), text)
+
+
 def supposed_measures(question: str) -> set[str]:
     """The numbers a yes/no question gives with a unit ("will Node wait the ~35 days?",
     "a delay of 3,000,000,000 ms"): values it supposes, which the answer need not say
     ("delays larger than 2147483647 are set to 1"), not ones that pick out a thing."""
     if asked_kind(question) != "yes_no":
         return set()
-    grouped = _GROUPED_NUMBER.sub(lambda m: m.group(0).replace(",", ""), question)
-    return {n for m in _MEASURED.finditer(grouped) for n in _GIVEN_NUMBER.findall(m.group(0))}
+    measured = _MEASURED.finditer(_ungrouped(question))
+    return {n for m in measured for n in _GIVEN_NUMBER.findall(m.group(0))}
 
 
 # A single digit after the compound noun it numbers: "security level 6"
