@@ -1480,6 +1480,16 @@ def test_a_default_asked_for_without_the_word_is_a_default(question: str) -> Non
     assert asked.kind == "quantity" and asked.default
 
 
+def test_a_setting_listed_with_its_value_gives_its_default_though_it_tells_a_bound() -> None:
+    """Postfix's summary of settings lists each with its default in brackets: "The
+    maximal number …" after "smtp_mx_session_limit (2)" is that limit's default, where a
+    bound alone is not the default asked for."""
+    asked = Asked.of("How many SMTP sessions does the Postfix client try, out of the box?")
+    listed = "**smtp_mx_session_limit (2)** The maximal number of SMTP sessions to try."
+    assert asked.answered_by(listed, "postconf(5)")
+    assert not asked.answered_by("The maximal number of SMTP sessions is 2.", "postconf(5)")
+
+
 def test_a_value_a_setting_takes_when_left_unset_is_its_default() -> None:
     """CMake gives a property's default as its "initial value", when the variable it is
     taken from "has not been set": that states the default asked for."""

@@ -1213,6 +1213,9 @@ _KIND_NOUNS = {  # the noun a question asks with, not a word its answer need say
     "date": " ".join(f"{noun} {noun}s" for noun in DATE_ASKED_WITH),
     "name": "name names 名字 名称",
 }
+# A setting's entry opening with its name and its value in brackets, as a summary of
+# settings lists them ("**smtp_mx_session_limit (2)** The maximal number …").
+_SETTING_WITH_VALUE = re.compile(r"\W*[a-z][\w.-]*_[\w.-]+\s*\((?:default:\s*)?[^()\s]{1,16}\)")
 _VALUE_KINDS = ("quantity", "version", "date", "name")  # a yes/no answer need not say default
 _DEFAULT = re.compile(  # "the initial value will be 8": a property's default, as CMake says it
     rf"\bdefault(?:s|ed)?\b|\binitial(?:ly)?\s+value\b|{LEFT_UNSET}|默认|缺省",
@@ -1647,8 +1650,11 @@ class Asked(NamedTuple):
         told = events_in(f"{lead}{sentence}", self.kind) if self.events else frozenset()
         if "switched" not in self.events:  # "0 disables the timeout" describes a setting
             told -= {"switched"}
-        if assigned and told:  # "The maximum number …" under "max_form_parts = 1000"
-            told |= {"default"}  # the heading's value is the entry's default
+        if told and (assigned or _SETTING_WITH_VALUE.match(unescaped(sentence))):
+            # "The maximum number …" under "max_form_parts = 1000", or after the setting
+            # with its value ("smtp_mx_session_limit (2) The maximal number …"): the
+            # entry's value is its default
+            told |= {"default"}
         if told and not told & self.events:
             return False  # "added in OpenSSL 3.0.2" does not say when it was deprecated
         above, _, innermost = frame.rpartition("\n")
