@@ -741,7 +741,8 @@ _KIND_WORDS = {
 
 def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     """What a passage must name to be about the question: per subject the question
-    joins with "and", "or" or a comma (a comparison's "before" or "after" too), its
+    joins with "and", "or" or a comma (a comparison's "before" or "after" too), or
+    parts with a colon or a sentence's end (the scene it sets before it asks), its
     names (lower case; not a month's or a weekday's) and its names with numbers as
     phrases. "Does SQLite support MERGE?" has one subject, both names together; "Were A
     and B born in the same city?" has two. What it sets aside or gives as an example is
