@@ -742,16 +742,3 @@ def _covers(record: Evidence, found: dict[str, list[tuple[int, int]]]) -> bool:
         or (record.chunk_start, record.chunk_end) == (start, end)
         for start, end in found.get(record.source_id, [])
     )
-
-
-def source_texts(records: Iterable[Evidence]) -> dict[str, str]:
-    """The records' passages joined per source, in their order on the page: what the
-    evidence says of each source, which a sentence of it is read within (a man page's
-    "The default number of tickets is 2." is of the server its other passages name)."""
-    joined: dict[str, list[Evidence]] = {}
-    for record in records:
-        joined.setdefault(record.source_id, []).append(record)
-    return {
-        source_id: "\n".join(r.text for r in sorted(rs, key=lambda r: r.start))
-        for source_id, rs in joined.items()
-    }

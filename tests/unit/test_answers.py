@@ -87,9 +87,6 @@ from grounded_research.text.tokenize import tokenize
         ("What year did the series starring the actor who played Dexter air?", "date"),
         ("The pilot who had how many victories was his friend?", "quantity"),
         ("Which port does apt-cacher-ng listen on by default?", "quantity"),
-        # a measure asked by its noun alone, without a word for a default or a bound
-        ("Which port does the installer's web interface listen on?", "quantity"),
-        ("What priority does apt raise it to?", "quantity"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),
@@ -638,44 +635,6 @@ def test_a_count_is_said_with_what_it_counts_or_is_a_setting_s_default() -> None
     assert Asked.of("Debian 12 最少需要多少内存？").counted == frozenset()  # no measure word
 
 
-def test_a_value_answers_what_its_subject_does_only_where_the_subject_is_said() -> None:
-    """ "Which port does the Debian installer's built-in web interface listen on?" is not
-    answered by the port Webmin's web interface listens on: the noun the subject ends with
-    and the one that owns it are said with the value, in the sentence, the ones before it
-    or its headings; its names are the name rules', its modifiers ("built-in") are not
-    needed; or they are said in the passages of its source at hand. A noun may be taken
-    for the verb ("long term support for …"): either reading will do."""
-    port = Asked.of("Which port does the Debian installer's built-in web interface listen on?")
-    assert port.acting == (frozenset(tokenize("installer interface")),)
-    webmin = "This server listens by default on port 10000 and serves its web interface."
-    assert not port.answered_by(webmin, "Administrating on a Web Interface: webmin")
-    installer = "The installer starts a web interface that listens on port 8080."
-    assert port.answered_by(installer, "Installation")
-    assert port.answered_by("It listens on port 8080.", "The installer's web interface")
-    cacher = Asked.of("Which port does apt-cacher-ng listen on by default?")
-    assert not cacher.answered_by("The web server listens on port 80 by default.", "Apache")
-    assert cacher.answered_by("apt-cacher-ng listens on port 3142 by default.", "Caching")
-    of = Asked.of("What does the --autostash option of git switch do?")
-    assert frozenset(tokenize("option switch")) in of.acting
-    support = Asked.of("On what date does the long term support for Debian end?")
-    assert set(support.acting) == {frozenset({"term"}), frozenset({"support"})}
-    # a man page's line is of the subject its other passages name
-    tickets = Asked.of("How many session tickets does the server send by default?")
-    default = "The default number of tickets is 2."
-    assert not tickets.answered_by(default, "SSL_CTX_set_num_tickets")
-    page = "A server sends tickets after a full handshake.\nThe default number of tickets is 2."
-    assert tickets.answered_by(default, "SSL_CTX_set_num_tickets", passage=page)
-    # no subject of that form: a pronoun, a verb with its object, a name alone, a kind
-    assert Asked.of("In what version did plugins get a hook called on success?").acting == ()
-    assert Asked.of("How many tickets does an OpenSSL server send by default?").acting == ()
-    assert Asked.of("In which version did it become possible to mark a block?").acting == ()
-    assert Asked.of("In which version did Python add match statements?").acting == ()
-    assert Asked.of("In what year did Ian Murdock create Debian?").acting == ()
-    assert Asked.of("In which release did itertools.pairwise() first appear?").acting == (
-        frozenset(tokenize("itertools.pairwise()")),
-    )
-
-
 def test_a_version_in_a_file_name_or_an_address_is_a_download_s_not_an_answer() -> None:
     """The numbers of "gentoo-0.9.12.tar.gz" or of a download URL are the version of a
     file fetched, no statement of what a version asked about is."""
@@ -707,7 +666,7 @@ def test_a_point_release_answers_which_release_of_a_series() -> None:
     assert series.answered_by("Available in Apache 2.4.39 and later", "Redis object cache")
     assert not series.answered_by("Available in Apache 2.2.39 and later", "Redis object cache")
     node = Asked.of("In which Node.js 20 release did the experimental permission model arrive?")
-    assert node.answered_by("Added in: v20.0.0", "Permissions\nPermission Model")
+    assert node.answered_by("Added in: v20.0.0", "Permissions\nProcess-based permissions")
     # a version that is no release of the series: a stability index
     assert not node.answered_by(
         "The permission model is at Stability: 1.1 - Active development.", "Permissions"
@@ -1526,13 +1485,9 @@ def test_a_setting_listed_with_its_value_gives_its_default_though_it_tells_a_bou
     maximal number …" after "smtp_mx_session_limit (2)" is that limit's default, where a
     bound alone is not the default asked for."""
     asked = Asked.of("How many SMTP sessions does the Postfix client try, out of the box?")
-    listed = (
-        "**smtp_mx_session_limit (2)** The maximal number of SMTP sessions per delivery"
-        " request before the Postfix SMTP client gives up."
-    )
-    assert asked.answered_by(listed, "smtp(8)")
-    bound = "The maximal number of SMTP sessions the Postfix SMTP client tries is 2."
-    assert not asked.answered_by(bound, "smtp(8)")
+    listed = "**smtp_mx_session_limit (2)** The maximal number of SMTP sessions to try."
+    assert asked.answered_by(listed, "postconf(5)")
+    assert not asked.answered_by("The maximal number of SMTP sessions is 2.", "postconf(5)")
 
 
 def test_a_value_a_setting_takes_when_left_unset_is_its_default() -> None:

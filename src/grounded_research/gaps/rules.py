@@ -15,15 +15,7 @@ from collections.abc import Sequence
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
 from grounded_research.gaps.headings import HeadingsAt
-from grounded_research.state import (
-    ConflictSide,
-    Evidence,
-    Gap,
-    GapKind,
-    State,
-    SubQuestion,
-    source_texts,
-)
+from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State, SubQuestion
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
@@ -252,7 +244,6 @@ def why_unanswered(
             return UNANSWERED["unsaid"].format(what=asked.featured)
         holding = [e for e in holding if _says(state, e, asked.featured)]
     at = headings_at or HeadingsAt(state.sources, None)
-    told = source_texts(ranked)
 
     def answers(record: Evidence, start: int, end: int, lead: str) -> bool:
         sentence = LINE_MARKER.sub("", record.text[start:end])
@@ -262,7 +253,7 @@ def why_unanswered(
         # about it ("Add --env-file option to the flask CLI" is not Click's)
         if filed and not names_one_of(filed, f"{lead}{sentence}", above, _place(state, record)):
             return False
-        return asked.answered_by(sentence, above, lead, told[record.source_id])
+        return asked.answered_by(sentence, above, lead)
 
     if not any(
         answers(record, start, end, lead)

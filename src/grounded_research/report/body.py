@@ -35,7 +35,6 @@ from grounded_research.state import (
     Source,
     State,
     SubQuestion,
-    source_texts,
 )
 from grounded_research.text.answers import (
     STATEMENT_KINDS,
@@ -505,12 +504,11 @@ def answer_line(
         # asked when a code name came: its own entry's line dates it, an entry inside it
         # (a module's directive) dates that one; a default may be an argument's, inside
         chosen = sorted(chosen, key=lambda q: not _in_own_entry(q, asked.codes))
-    told = source_texts({q.record.id: q.record for q in chosen}.values())
     for quote in chosen:
         if len(quote.sentence.split()) > ANSWER_WORDS:
             continue
         above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-        if not asked.answered_by(quote.sentence, above, quote.lead, told[quote.record.source_id]):
+        if not asked.answered_by(quote.sentence, above, quote.lead):
             continue
         if quote.in_code and not asked.answered_in_code:
             continue

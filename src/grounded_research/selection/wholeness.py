@@ -107,9 +107,7 @@ def section_answer(
     chunk: a section's last line ("New in version 3.8.") may open a chunk that is mostly
     the next section's."""
     chunk = chunks[position]
-    if asked.answered_in(
-        text[chunk.start : chunk.end], frames_at(title, headings, chunk.start), text
-    ):
+    if asked.answered_in(text[chunk.start : chunk.end], frames_at(title, headings, chunk.start)):
         return None
     reach = [position + 1, position - 1]
     # A section under the page's title (a setting's entry) or one of a page's several
@@ -141,7 +139,7 @@ def section_answer(
         if 0 <= neighbour < len(chunks):
             part = _in_section(chunks[neighbour], chunk.headings, headings)
             if part is not None and asked.answered_in(
-                text[part.start : part.end], frames_at(title, headings, part.start), text
+                text[part.start : part.end], frames_at(title, headings, part.start)
             ):
                 end = part.start + len(text[part.start : part.end].rstrip())
                 return Chunk(part.start, end, part.heading, part.headings)

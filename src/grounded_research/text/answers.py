@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import (
@@ -302,10 +301,7 @@ def asked_kind(question: str) -> AnswerKind:
         if noun and noun not in _KIND_NOUNS["version"].split():  # a thing was changed:
             return "date" if noun in _DATE_NOUNS else "name"  # "Which deprecation code …"
         return kind  # type: ignore[return-value]
-    noun = _head_noun(clause)
-    if noun and _MEASURE_NOUN.fullmatch(noun):  # "Which port does it listen on?": a number
-        return "quantity"
-    if noun or _ZH_WHICH.search(clause):  # "Which cyclone …": one's name
+    if _head_noun(clause) or _ZH_WHICH.search(clause):  # "Which cyclone …": one's name
         return "name"
     return "any"
 
@@ -1476,138 +1472,6 @@ def counted_words(question: str) -> frozenset[str]:
     return frozenset(tokenize(match.group("counted"))[:1] if match else [])
 
 
-# A question that asks what its subject does ("Which port does apt-cacher-ng listen on …",
-# "How many client connections does PostgreSQL's built-in connection pooler accept …"):
-# the words after its "does", its subject and then its verb.
-_ASKS_WHAT_IT_DOES = re.compile(
-    r"\b(?:what|which|how\s+many|how\s+much)\s+(?:[\w.-]+\s+){0,4}?(?:does|do|did)\s+"
-    r"(?P<rest>\S.*)$",
-    re.IGNORECASE,
-)
-_PREPOSITIONS = frozenset(
-    [
-        *("on", "in", "at", "to", "for", "with", "by", "from", "up", "out", "over", "into"),
-        *("as", "under", "when", "if", "after", "before", "unless", "without", "per"),
-        *("during", "while", "within", "about", "through", "between", "against", "across"),
-        *("since", "until", "inside"),
-    ]
-)
-# What may follow a verb: a preposition, a particle ("set aside"), an object (a pronoun,
-# an article, a name) or a gerund ("stop accepting").
-_AFTER_VERB = _PREPOSITIONS | frozenset(
-    [
-        *("aside", "back", "off", "down", "away"),
-        *("it", "its", "them", "their", "me", "us", "you", "the", "a", "an"),
-    ]
-)
-_ARTICLE = re.compile(r"(?:the|a|an)\s", re.IGNORECASE)
-_PRONOUNS = frozenset(
-    [*("it", "i", "you", "we", "they", "he", "she"), *("this", "that", "these", "those")]
-)
-# Words between a subject and its verb that are not either: "did X first appear".
-_ADVERBS = frozenset(
-    [
-        *("first", "still", "ever", "also", "always", "never"),
-        *("just", "even", "only", "no", "longer", "not"),
-    ]
-)
-_SUBJECT_WORDS = 6  # "the Debian installer's built-in web interface"
-# Words of a subject that say of what kind or where it is, not what it is.
-_ACTOR_MODIFIERS = frozenset(tokenize("built-in builtin default own bundled integrated"))
-
-
-def acting_words(question: str) -> tuple[frozenset[str], ...]:
-    """The words naming the subject that does what the question asks of, besides its
-    names and numbers, as search tokens: the noun its phrase ends with and the one that
-    owns it ("the Debian installer's built-in web interface": "interfac", "instal"; "the
-    --autostash option of git switch": "option", "switch"; "apt-cacher-ng"). The value
-    answers it where they are said, in the sentence, the ones before it or its headings:
-    "Webmin … listens by default on port 10000" is not the port of the installer's web
-    interface. Where the subject ends is read off the word after each candidate verb, so
-    a noun may be taken for one ("long term support for …"): one set of words for each
-    reading, any of which is said. Empty when the question is not of that form."""
-    match = _ASKS_WHAT_IT_DOES.search(question_clause(question))
-    if match is None:
-        return ()
-    words = match.group("rest").split()
-    readings: list[frozenset[str]] = []
-    for at in range(1, len(words)):
-        verb = words[at].rstrip(",?.:;")
-        after = "" if verb != words[at] or at + 1 == len(words) else words[at + 1].rstrip(",?.:;")
-        if not (
-            verb.isalpha()
-            and verb.islower()
-            and verb not in _AFTER_VERB | _ADVERBS
-            and not _is_adverb(verb)
-            and (not verb.endswith("s") or verb.endswith("ss"))  # "… add match statements"
-            and (
-                not after
-                or after.lower() in _AFTER_VERB
-                or after.endswith("ing")
-                or after[:1].isupper()
-            )
-        ):
-            continue
-        subject = words[:at]
-        while subject and _is_adverb(subject[-1].lower()):
-            subject.pop()
-        if (
-            not subject
-            or len(subject) > _SUBJECT_WORDS  # a verb far on: a clause taken for a subject
-            or subject[-1].lower() in _AFTER_VERB  # "… listen on by default": no verb
-            or any(w.lower() in _PRONOUNS or w.endswith(",") for w in subject)
-        ):
-            continue  # "did it become possible …"; "did mod_md, the ACME … module, first …"
-        if _named_one(subject):
-            readings.append(_subject_head(subject))
-    return tuple(dict.fromkeys(readings))
-
-
-def _named_one(subject: list[str]) -> bool:
-    """Whether a subject names one thing: with "the" ("the Debian installer's web
-    interface"), as someone's ("PostgreSQL's built-in connection pooler") or by a name
-    of its own in code ("apt-cacher-ng", "functools.lru_cache"). Not a kind of thing
-    ("plugins", "an OpenSSL server"), which a page on one of them need not say."""
-    return (
-        subject[0].lower() == "the"
-        or any(w.endswith("'s") for w in subject)
-        or (len(subject) == 1 and _CODE_WORD.search(subject[0]) is not None)
-    )
-
-
-_CODE_WORD = re.compile(r"\w[-_.]\w")
-
-
-@lru_cache(maxsize=256)
-def _words_of(passage: str) -> frozenset[str]:
-    """A passage's search tokens, read once for all its sentences."""
-    return frozenset(tokenize(passage))
-
-
-def _is_adverb(word: str) -> bool:
-    """ "first", "usually", not "apply" or "rely"."""
-    return word in _ADVERBS or (word.endswith("ly") and not word.endswith(("ply", "rely")))
-
-
-def _subject_head(subject: list[str]) -> frozenset[str]:
-    """The noun a subject's phrase ends with and the one that owns it, as search tokens,
-    without names and modifiers: the phrase ends at a preposition but "of", or at a
-    participle after it ("an X server started without root privileges")."""
-    for at, word in enumerate(subject[1:], 1):
-        if word.lower() in _PREPOSITIONS or word.endswith(("ed", "ing")):
-            subject = subject[:at]
-            break
-    phrase = " ".join(subject)
-    owned, of, owner = phrase.rpartition(" of ")
-    if not of:  # "the Debian installer's … interface"; "pytest's …" is a name's
-        owner, _, owned = phrase.rpartition("'s ")
-        owner = owner if _ARTICLE.match(owner) else ""
-    heads = [w for w in (owned.split()[-1:] + owner.split()[-1:]) if not w[:1].isupper()]
-    return frozenset(
-        t for t in tokenize(" ".join(heads)) if t not in _ACTOR_MODIFIERS and not _has_digit(t)
-    )
-
-
 def _event_words(question: str) -> frozenset[str]:
     """The question's words that name a change ("added" in "… was QUIC client support
     added?"), as search tokens: a sentence that shares only these with the question
@@ -1660,7 +1524,6 @@ class Asked(NamedTuple):
     event_words: frozenset[str] = frozenset()  # the words naming the change ("added")
     counted: frozenset[str] = frozenset()  # what "how many X" counts: X (`counted_words`)
     within: bool = False  # "Which came first in Apache 2.4, …": its releases (`_within_release`)
-    acting: tuple[frozenset[str], ...] = ()  # who does what is asked of (`acting_words`)
 
     @classmethod
     def of(cls, question: str) -> Asked:
@@ -1686,7 +1549,6 @@ class Asked(NamedTuple):
             _event_words(question),
             counted_words(question) if kind == "quantity" else frozenset(),
             kind == "comparison" and _within_release(question, phrases),
-            acting_words(question) if kind != "comparison" else (),
         )
 
     def holds_value(self, sentence: str) -> bool:
@@ -1737,7 +1599,7 @@ class Asked(NamedTuple):
             if len(word) >= _SHORT_FORM
         )
 
-    def answered_by(self, sentence: str, frame: str, lead: str = "", passage: str = "") -> bool:
+    def answered_by(self, sentence: str, frame: str, lead: str = "") -> bool:
         """Whether the sentence, under its title and headings (`frame`) and after the
         sentences before it in its paragraph (`lead`), answers: it holds a value of the
         asked kind, not only numbers the question gives ("versions 2.6 and 3.0 were
@@ -1806,10 +1668,6 @@ class Asked(NamedTuple):
         said = set(tokenize(read_with))
         if self.counted and not self.counted & said and not _DEFAULT.search(read_with):
             return False  # "greenlet>=1.0 is required" counts no threads
-        if self.acting:  # the subject said with it, or in its source's passages
-            around = said | _words_of(passage)
-            if not any(words <= around for words in self.acting):
-                return False  # "Webmin … listens … on port 10000" for the installer's port
         about = (self.words - self.event_words) or self.words  # not "added" alone
         return not about or bool(about & said)
 
@@ -1917,14 +1775,14 @@ class Asked(NamedTuple):
             for code in self.codes
         )
 
-    def answered_in(self, text: str, frame_at: Callable[[int], str], page: str = "") -> bool:
+    def answered_in(self, text: str, frame_at: Callable[[int], str]) -> bool:
         """Whether the passage holds a sentence that answers (asked for a default, one
         that states it), each read under its title and headings (`frame_at`: the frame
         at an offset of the passage; a passage may hold two settings' entries), its
         heading lines left out: the test the answer line makes, on a passage's
-        sentences. `page`: the text of the source it is part of, when at hand."""
+        sentences."""
         for sentence, under in _read_sentences(text, frame_at):
-            if self.answered_by(sentence, under, passage=page or text) and (
+            if self.answered_by(sentence, under) and (
                 not self.default or self.states_default(sentence, under)
             ):
                 return True
@@ -1978,7 +1836,7 @@ class Asked(NamedTuple):
             return found  # no release asked of a change (`release_above`): no sentence read
         for sentence, under in _read_sentences(text, frame_at):
             release = self.release_above(self._ungiven(sentence), under)
-            if release and release not in found and self.answered_by(sentence, under, "", text):
+            if release and release not in found and self.answered_by(sentence, under):
                 found.append(release)
         return found
 
