@@ -87,6 +87,9 @@ from grounded_research.text.tokenize import tokenize
         ("What year did the series starring the actor who played Dexter air?", "date"),
         ("The pilot who had how many victories was his friend?", "quantity"),
         ("Which port does apt-cacher-ng listen on by default?", "quantity"),
+        # a measure asked by its noun alone, without a word for a default or a bound
+        ("Which port does the installer's web interface listen on?", "quantity"),
+        ("What priority does apt raise it to?", "quantity"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),
         ("Which is the first Apache HTTP Server release that includes mod_http2?", "version"),

@@ -301,7 +301,10 @@ def asked_kind(question: str) -> AnswerKind:
         if noun and noun not in _KIND_NOUNS["version"].split():  # a thing was changed:
             return "date" if noun in _DATE_NOUNS else "name"  # "Which deprecation code …"
         return kind  # type: ignore[return-value]
-    if _head_noun(clause) or _ZH_WHICH.search(clause):  # "Which cyclone …": one's name
+    noun = _head_noun(clause)
+    if noun and _MEASURE_NOUN.fullmatch(noun):  # "Which port does it listen on?": a number
+        return "quantity"
+    if noun or _ZH_WHICH.search(clause):  # "Which cyclone …": one's name
         return "name"
     return "any"
 
