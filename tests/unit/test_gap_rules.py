@@ -625,6 +625,21 @@ def test_the_other_side_of_a_comparison_is_searched_for_with_the_change_it_asks_
     assert gap.follow_up_queries == ["ssl_read_ex added"]
 
 
+def test_the_search_for_one_side_of_a_comparison_carries_only_that_side_s_words() -> None:
+    """ "Which came first: SQLite's RETURNING clause or PostgreSQL's MERGE command?": the
+    search for SQLite's side says "clause", not the other side's "command" ("SQLite
+    RETURNING clause command added" finds SQLite's release notes on commands); a word of
+    neither side goes with both."""
+    question = "Which came first: SQLite's RETURNING clause or PostgreSQL's MERGE command?"
+    state = state_with([("notes", "Nothing here about either of them, 2020.", None)])
+    state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
+    gap = next(g for g in gaps_of(state) if g.kind == "unanswered")
+    assert gap.follow_up_queries == [
+        "SQLite RETURNING clause added",
+        "PostgreSQL MERGE command added",
+    ]
+
+
 def test_a_comparison_without_a_value_to_compare_searches_each_side() -> None:
     """Both sides named, neither dated: the next searches are for each side with the
     question's words, not for the names the passages happen to mention ("True")."""

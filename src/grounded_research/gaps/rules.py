@@ -19,6 +19,7 @@ from grounded_research.state import ConflictSide, Evidence, Gap, GapKind, State,
 from grounded_research.text.answers import (
     Asked,
     asked_kind,
+    compared_sides,
     distinctive_numbers,
     filed_names,
     head_word,
@@ -43,7 +44,7 @@ from grounded_research.text.chunking import (
     sentences,
     sentences_with_lead,
 )
-from grounded_research.text.facets import facets_of
+from grounded_research.text.facets import COMPARISON, facets_of
 from grounded_research.text.facts import (
     name_phrases,
     named_terms,
@@ -354,12 +355,28 @@ def subject_queries(
     ]
     said_rest = set(tokenize(" ".join(rest)))
     events = [e for e in sorted(Asked.of(question).events) if not set(tokenize(e)) & said_rest]
+    sides = compared_sides(question) if COMPARISON.search(question) else None
     queries: list[str] = []
     for names, phrases in unnamed:
         alone = {n for n in names if not _in_any(n, phrases)}
         said = " ".join([*phrases, names_as_written(alone, question) if alone else ""])
-        queries.append(" ".join([said.strip(), *rest, *events]).strip())
+        queries.append(" ".join([said.strip(), *_own_side(rest, said, sides), *events]).strip())
     return [q for q in dict.fromkeys(queries) if q]
+
+
+def _own_side(words: list[str], subject: str, sides: tuple[str, str] | None) -> list[str]:
+    """Of a comparison's words, those of the side the subject stands on or of neither:
+    the search for SQLite's RETURNING clause does not carry the MERGE command's
+    "command" ("SQLite RETURNING clause command added" finds SQLite's release notes on
+    commands). All of them for a question that compares nothing."""
+    if sides is None:
+        return words
+    named = set(tokenize(subject))
+    own, other = sides if named & set(tokenize(sides[0])) else sides[::-1]
+    if not named & set(tokenize(own)):
+        return words  # the subject stands on neither side as written
+    own_words, other_words = set(tokenize(own)), set(tokenize(other))
+    return [w for w in words if not (set(tokenize(w)) & other_words - own_words)]
 
 
 def _may_answer(record: Evidence, asked: Asked, blocks: list[Span]) -> list[tuple[int, int, str]]:

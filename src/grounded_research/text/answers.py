@@ -1492,12 +1492,22 @@ def _within_release(question: str, phrases: list[str]) -> bool:
     the versions that answer are its point releases ("Available in Apache 2.4.21 and
     later"). Not "Which came first, Python 3.8 or Python 3.9?", whose sides are releases.
     `phrases`: the question's names with their numbers (`key_phrases`)."""
-    last_or = question.lower().rfind(" or ")
-    if not phrases or last_or < 0:
+    sides = compared_sides(question)
+    if not phrases or sides is None:
         return False
+    return not any(mentions_phrase(" or ".join(sides), phrase) for phrase in phrases)
+
+
+def compared_sides(question: str) -> tuple[str, str] | None:
+    """The two sides a question compares, as written: what follows the last comma or
+    colon before its final "or", split there ("SQLite's RETURNING clause" and
+    "PostgreSQL's MERGE command?" of "Which came first: SQLite's RETURNING clause or
+    PostgreSQL's MERGE command?"). None without an "or"."""
+    last_or = question.lower().rfind(" or ")
+    if last_or < 0:
+        return None
     cut = max(question.rfind(",", 0, last_or), question.rfind(":", 0, last_or))
-    sides = question[cut + 1 :] if cut >= 0 else question
-    return not any(mentions_phrase(sides, phrase) for phrase in phrases)
+    return question[cut + 1 : last_or].strip(), question[last_or + 4 :].strip()
 
 
 # The fewest letters a question's lower-case word needs to be taken for a product's short
