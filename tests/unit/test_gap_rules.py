@@ -628,8 +628,8 @@ def test_the_other_side_of_a_comparison_is_searched_for_with_the_change_it_asks_
 def test_the_search_for_one_side_of_a_comparison_carries_only_that_side_s_words() -> None:
     """ "Which came first: SQLite's RETURNING clause or PostgreSQL's MERGE command?": the
     search for SQLite's side says "clause", not the other side's "command" ("SQLite
-    RETURNING clause command added" finds SQLite's release notes on commands); a word of
-    neither side goes with both."""
+    RETURNING clause command added" finds SQLite's release notes on commands); the
+    change it asks of ("added") goes with both."""
     question = "Which came first: SQLite's RETURNING clause or PostgreSQL's MERGE command?"
     state = state_with([("notes", "Nothing here about either of them, 2020.", None)])
     state.sub_questions[0] = SubQuestion(id="q0", text=question, queries=[question])
