@@ -1431,6 +1431,34 @@ def test_an_attributes_value_in_its_heading_is_quoted_as_the_answer(tmp_path: Pa
     assert not unanswered(result)
 
 
+def test_a_setting_named_only_by_its_entry_s_heading_is_quoted_as_the_answer(
+    tmp_path: Path,
+) -> None:
+    """Asked which setting does a thing, a reference says it below the setting's name
+    ("Sets the maximum number of headers in a request." under "tune.http.maxhdr
+    <number>"): the answer quotes the entry's heading line above the description, so
+    the name asked for stands in a cited quote, not only in the heading shown beside it."""
+    write(
+        tmp_path / "corpus",
+        "haproxy/configuration.md",
+        "# Configuration\n\n## Performance tuning\n\n### tune.http.maxhdr <number>\n\n"
+        "Sets the maximum number of headers in a request. A request with more headers is "
+        'rejected with a "400 Bad Request" status code.\n\n'
+        "### tune.http.logurilen <number>\n\n"
+        "Sets the maximum length of the request URI in logs.\n",
+    )
+
+    result = ask(
+        tmp_path,
+        "Which tuning setting controls how many headers a request may carry?",
+        max_rounds=0,
+    )
+
+    answer, quoted = answer_section(result)
+    assert quoted[0] == "- “tune.http.maxhdr \\<number>” [1]", answer
+    assert "Sets the maximum number of headers in a request." in quoted[1]
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -63,7 +63,7 @@ from grounded_research.text.chunking import (
 from grounded_research.text.dates import date_key
 from grounded_research.text.facets import facets_of
 from grounded_research.text.facts import name_phrases, named_terms
-from grounded_research.text.normalize import normalize, unaccented
+from grounded_research.text.normalize import normalize, unaccented, unescaped
 from grounded_research.text.tokenize import has_cjk, tokenize
 
 SENTENCES_PER_SUB_QUESTION = 10
@@ -351,18 +351,27 @@ def heading_line(
     (`Assembler.fit`); an entry's heading that assigns the number asked for
     (`Asked.value_above`: "max_form_parts = 1000"). None when the quote holds its value
     itself, or no record holds the line."""
-    if asked.holds(quote.sentence):
-        return None
-    above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-    leaned_on = asked.release_above(quote.sentence, above) or asked.value_above(
-        quote.sentence, above
-    )
+    entry = entry_named(quote.headings, asked) if asked.kind == "name" else ""
+    if entry:  # asked which setting: the quote under its entry does not say its name
+        if entry.lower() in unescaped(quote.sentence).lower():
+            return None
+        leaned_on = entry
+    else:
+        if asked.holds(quote.sentence):
+            return None
+        above = frame(titles.get(quote.record.source_id, ""), quote.headings)
+        leaned_on = asked.release_above(quote.sentence, above) or asked.value_above(
+            quote.sentence, above
+        )
     if not leaned_on:
         return None
     return quoted_heading(
         [record for record in records if record.source_id == quote.record.source_id],
         headings_at,
-        lambda text: bool(HEADING_LINE.match(text) or is_list_label(text)) and leaned_on in text,
+        lambda text: (
+            bool(HEADING_LINE.match(text) or is_list_label(text))
+            and (leaned_on in text or leaned_on in unescaped(text))
+        ),
     )
 
 
@@ -442,6 +451,24 @@ def _unmarked(line: str) -> str:
 
 
 _OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
+
+
+def entry_named(headings: Sequence[str], asked: Asked) -> str:
+    """The code name an entry's heading gives it, when the quote's innermost heading is
+    one the question does not give: asked which setting does a thing, a reference says
+    it below the setting's name ("Sets the maximum number of headers in a request."
+    under "tune.http.maxhdr <number>"), and that name is the answer. "" otherwise."""
+    if not headings:
+        return ""
+    words = unescaped(_unmarked(headings[-1])).strip("`*").split()
+    name = words[0].strip("`*") if words else ""
+    if not _CODE_NAME.fullmatch(name) or name.lower() in asked.codes:
+        return ""
+    return name
+
+
+# A name as code writes it: with a dot, an underscore or a hyphen inside, or as an option
+_CODE_NAME = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z][\w]*(?:[._-][\w]+)+(?:\(\))?")
 
 
 def _names_filed(
