@@ -349,9 +349,11 @@ def heading_line(
     7.2.0 (2022-10-23)", `Asked.release_above`; or its list's label, "**Changes in
     version 3.38.0 (2022-02-22):**"), which selection brings in for such a passage
     (`Assembler.fit`); an entry's heading that assigns the number asked for
-    (`Asked.value_above`: "max_form_parts = 1000"). None when the quote holds its value
-    itself, or no record holds the line."""
-    entry = entry_named(quote.headings, asked) if asked.kind == "name" else ""
+    (`Asked.value_above`: "max_form_parts = 1000"); asked which setting does a thing,
+    the entry's heading that names it in code ("tune.http.maxhdr <number>" over "Sets
+    the maximum number of headers in a request.", `_entry_named`). None when the quote
+    holds its value itself, or no record holds the line."""
+    entry = _entry_named(quote.headings, asked) if asked.kind == "name" else ""
     if entry:  # asked which setting: the quote under its entry does not say its name
         if entry.lower() in unescaped(quote.sentence).lower():
             return None
@@ -453,7 +455,7 @@ def _unmarked(line: str) -> str:
 _OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
 
 
-def entry_named(headings: Sequence[str], asked: Asked) -> str:
+def _entry_named(headings: Sequence[str], asked: Asked) -> str:
     """The code name an entry's heading gives it, when the quote's innermost heading is
     one the question does not give: asked which setting does a thing, a reference says
     it below the setting's name ("Sets the maximum number of headers in a request."
