@@ -1404,59 +1404,49 @@ def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path:
     assert "3.16.0" not in answer
 
 
-def test_an_attributes_value_in_its_heading_is_quoted_as_the_answer(tmp_path: Path) -> None:
-    """An API reference gives an attribute's value in its entry's heading
-    ("max_form_parts = 1000") and describes it below without the number: the question
-    is answered, not declared open, and the answer quotes the heading's line above the
-    description, so the value stands in a cited quote."""
-    write(
-        tmp_path / "corpus",
-        "flask/api.md",
-        "# API\n\n## Incoming Request Data\n\n### max\\_form\\_parts *= 1000*\n\n"
-        "The maximum number of multipart parts to parse. Parsing form data with more "
-        "than this many parts will raise `RequestEntityTooLarge`.\n\n"
-        "### max\\_content\\_length *= None*\n\n"
-        "The maximum content length of the request body.\n",
-    )
-
-    result = ask(
-        tmp_path,
-        "By default, how many parts of a multipart form body will a Flask request parse?",
-        max_rounds=0,
-    )
-
-    answer, quoted = answer_section(result)
-    assert quoted[0] == "- “max_form_parts *= 1000*” [1]", answer
-    assert "The maximum number of multipart parts to parse." in quoted[1]
-    assert not unanswered(result)
-
-
-def test_a_setting_named_only_by_its_entry_s_heading_is_quoted_as_the_answer(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("path", "page", "question", "heading", "described"),
+    [
+        (  # an attribute's value in its entry's heading
+            "flask/api.md",
+            "# API\n\n## Incoming Request Data\n\n### max\\_form\\_parts *= 1000*\n\n"
+            "The maximum number of multipart parts to parse. Parsing form data with more "
+            "than this many parts will raise `RequestEntityTooLarge`.\n\n"
+            "### max\\_content\\_length *= None*\n\n"
+            "The maximum content length of the request body.\n",
+            "By default, how many parts of a multipart form body will a Flask request parse?",
+            "max_form_parts *= 1000*",
+            "The maximum number of multipart parts to parse.",
+        ),
+        (  # a setting named only by its entry's heading, asked which setting
+            "haproxy/configuration.md",
+            "# Configuration\n\n## Performance tuning\n\n### tune.http.maxhdr <number>\n\n"
+            "Sets the maximum number of headers in a request. A request with more headers "
+            'is rejected with a "400 Bad Request" status code.\n\n'
+            "### tune.http.logurilen <number>\n\n"
+            "Sets the maximum length of the request URI in logs.\n",
+            "Which tuning setting controls how many headers a request may carry?",
+            "tune.http.maxhdr \\<number>",
+            "Sets the maximum number of headers in a request.",
+        ),
+    ],
+)
+def test_the_value_or_name_an_entry_s_heading_gives_is_quoted_as_the_answer(
+    tmp_path: Path, path: str, page: str, question: str, heading: str, described: str
 ) -> None:
-    """Asked which setting does a thing, a reference says it below the setting's name
-    ("Sets the maximum number of headers in a request." under "tune.http.maxhdr
-    <number>"): the answer quotes the entry's heading line above the description, so
-    the name asked for stands in a cited quote, not only in the heading shown beside it."""
-    write(
-        tmp_path / "corpus",
-        "haproxy/configuration.md",
-        "# Configuration\n\n## Performance tuning\n\n### tune.http.maxhdr <number>\n\n"
-        "Sets the maximum number of headers in a request. A request with more headers is "
-        'rejected with a "400 Bad Request" status code.\n\n'
-        "### tune.http.logurilen <number>\n\n"
-        "Sets the maximum length of the request URI in logs.\n",
-    )
+    """A reference gives an attribute's value in its entry's heading ("max_form_parts =
+    1000"), or a setting's name ("tune.http.maxhdr <number>"), and describes it below
+    without it: the question is answered, not declared open, and the answer quotes the
+    heading's line above the description, so the value or the name asked for stands in
+    a cited quote, not only in the heading shown beside it."""
+    write(tmp_path / "corpus", path, page)
 
-    result = ask(
-        tmp_path,
-        "Which tuning setting controls how many headers a request may carry?",
-        max_rounds=0,
-    )
+    result = ask(tmp_path, question, max_rounds=0)
 
     answer, quoted = answer_section(result)
-    assert quoted[0] == "- “tune.http.maxhdr \\<number>” [1]", answer
-    assert "Sets the maximum number of headers in a request." in quoted[1]
+    assert quoted[0] == f"- “{heading}” [1]", answer
+    assert described in quoted[1]
+    assert not unanswered(result)
 
 
 @pytest.mark.parametrize(
