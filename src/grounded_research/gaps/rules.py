@@ -372,11 +372,11 @@ def _own_side(words: list[str], subject: str, sides: tuple[str, str] | None) -> 
     if sides is None:
         return words
     named = set(tokenize(subject))
-    own, other = sides if named & set(tokenize(sides[0])) else sides[::-1]
-    if not named & set(tokenize(own)):
+    left, right = (set(tokenize(side)) for side in sides)
+    if not named & (left | right):
         return words  # the subject stands on neither side as written
-    own_words, other_words = set(tokenize(own)), set(tokenize(other))
-    return [w for w in words if not (set(tokenize(w)) & other_words - own_words)]
+    other_only = right - left if named & left else left - right
+    return [w for w in words if not set(tokenize(w)) & other_only]
 
 
 def _may_answer(record: Evidence, asked: Asked, blocks: list[Span]) -> list[tuple[int, int, str]]:
