@@ -1429,6 +1429,26 @@ def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path:
             "tune.http.maxhdr \\<number>",
             "Sets the maximum number of headers in a request.",
         ),
+        (  # a variable, its sigil before its name
+            "exim/expansions.md",
+            "# String expansions\n\n## Expansion variables\n\n### $smtp_command_argument\n\n"
+            "While an ACL is running to check an SMTP command, this variable contains the "
+            "argument that follows the command name.\n\n### $smtp_command_history\n\n"
+            "A comma-separated list of the most recent SMTP commands received, in time "
+            "order from left to right.\n",
+            "Which expansion variable lists the most recent SMTP commands received?",
+            "$smtp_command_history",
+            "A comma-separated list of the most recent SMTP commands received",
+        ),
+        (  # a builtin whose heading is its name as code, one plain word
+            "bash/builtins.md",
+            "# Bash Builtin Commands\n\n### `mapfile`\n\nRead lines from the standard input "
+            "into the indexed array variable array.\n\n### `readarray`\n\n"
+            "A synonym for `mapfile`.\n\n### `source`\n\nA synonym for `.`.\n",
+            "Which builtin is a synonym for mapfile in Bash?",
+            "`readarray`",
+            "A synonym for `mapfile`.",
+        ),
     ],
 )
 def test_the_value_or_name_an_entry_s_heading_gives_is_quoted_as_the_answer(
@@ -1447,6 +1467,31 @@ def test_the_value_or_name_an_entry_s_heading_gives_is_quoted_as_the_answer(
     assert quoted[0] == f"- “{heading}” [1]", answer
     assert described in quoted[1]
     assert not unanswered(result)
+
+
+def test_asked_which_setting_an_index_line_of_capitalised_words_is_not_the_answer() -> None:
+    """An index line names pages and chapters in capitals ("String expansions [Expansion
+    variables], Main configuration"), and may share more of the question's words than
+    the entry that answers: asked which variable does a thing, the answer is the quote
+    under the entry whose heading names one (its heading's line at hand to quote), or
+    a quote that names one in code; the index line only when neither is there."""
+    asked = Asked.of("Which expansion variable lists the SMTP commands received?")
+    index = Quote(
+        passage("String expansions [Expansion variables], SMTP commands [Received]."),
+        "String expansions [Expansion variables], SMTP commands [Received].",
+        ("Concept Index", "S"),
+    )
+    text = "A comma-separated list of the most recent SMTP commands received."
+    entry = Quote(passage(text), text, ("Expansion variables", "$smtp_command_history"))
+    coded = Quote(passage(text), "The `$received_protocol` variable lists the SMTP commands.", ())
+    heading = Quote(passage("$smtp_command_history"), "$smtp_command_history", ())
+
+    def lined(quote: Quote) -> Quote | None:
+        return heading if quote is entry else None
+
+    assert answer_line(asked, [index, entry], {}, lined) == entry
+    assert answer_line(asked, [index, coded], {}, lined) == coded
+    assert answer_line(asked, [index], {}, lined) == index
 
 
 @pytest.mark.parametrize(

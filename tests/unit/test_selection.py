@@ -805,6 +805,50 @@ def test_a_release_notes_item_is_given_its_release_heading_line_in_the_room_left
     assert [r.text for r in tight.placed[0].records] == [item.text]
 
 
+BUILTINS = (
+    "# Bash Builtin Commands\n\n### `mapfile`\n\nRead lines from the standard input into "
+    "the indexed array variable array, or from a file descriptor.\n\n### `readarray`\n\n"
+    "A synonym for `mapfile`.\n\n### `source`\n\nA synonym for `.`."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "brought"),
+    [
+        ("Which builtin is a synonym for mapfile?", ["### `readarray`"]),
+        ("What does the readarray builtin do?", []),  # the name is the question's own
+        ("When was mapfile added?", []),  # not asked for a name
+    ],
+)
+def test_a_passage_below_an_entry_s_heading_brings_that_line_when_a_name_is_asked(
+    tmp_path: Path, question: str, brought: list[str]
+) -> None:
+    """Asked which command or setting does a thing, a passage that starts below its
+    entry's heading ("A synonym for `mapfile`." under "`readarray`") brings that
+    heading's line in as a record of its own, verbatim: the name asked for is then in
+    the evidence to quote, not only in the heading shown beside it. The passage's own
+    headings are those where its chunk ends ("`source`"); the line is looked for on the
+    path where it starts."""
+    world = World(tmp_path, chunk_size=1000)
+    sid = world.add("builtins.md", BUILTINS)
+    start = BUILTINS.index("A synonym for `mapfile`")
+    passage = world.chunks[sid][0].model_copy(
+        update={
+            "id": "synonym",
+            "text": BUILTINS[start:],
+            "start": start,
+            "headings": ["Bash Builtin Commands", "`source`"],
+        }
+    )
+
+    placed = world.assembler().fit([passage], no_terms, 1000, 5, asked=Asked.of(question))
+
+    records = placed.placed[0].records
+    assert [r.text for r in records[1:]] == brought
+    for record in records:
+        world.check_verbatim(record)
+
+
 def test_the_budget_no_candidate_claims_is_room_for_the_release_heading(tmp_path: Path) -> None:
     """A sub-question's share is what its candidates need; the heading line its release
     item leans on is none of them, so it comes out of the budget nobody claimed. Nothing

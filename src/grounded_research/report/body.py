@@ -351,9 +351,9 @@ def heading_line(
     (`Assembler.fit`); an entry's heading that assigns the number asked for
     (`Asked.value_above`: "max_form_parts = 1000"); asked which setting does a thing,
     the entry's heading that names it in code ("tune.http.maxhdr <number>" over "Sets
-    the maximum number of headers in a request.", `_entry_named`). None when the quote
+    the maximum number of headers in a request.", `Asked.entry_named`). None when the quote
     holds its value itself, or no record holds the line."""
-    entry = _entry_named(quote.headings, asked) if asked.kind == "name" else ""
+    entry = asked.entry_named(quote.headings)
     if entry:  # asked which setting: the quote under its entry does not say its name
         if entry.lower() in unescaped(quote.sentence).lower():
             return None
@@ -455,24 +455,6 @@ def _unmarked(line: str) -> str:
 _OPTION_HEADING = re.compile(r"[`*]*--?[A-Za-z]")  # "-j N", "--autostash", "`-W`"
 
 
-def _entry_named(headings: Sequence[str], asked: Asked) -> str:
-    """The code name an entry's heading gives it, when the quote's innermost heading is
-    one the question does not give: asked which setting does a thing, a reference says
-    it below the setting's name ("Sets the maximum number of headers in a request."
-    under "tune.http.maxhdr <number>"), and that name is the answer. "" otherwise."""
-    if not headings:
-        return ""
-    words = unescaped(_unmarked(headings[-1])).strip("`*").split()
-    name = words[0].strip("`*") if words else ""
-    if not _CODE_NAME.fullmatch(name) or name.lower() in asked.codes:
-        return ""
-    return name
-
-
-# A name as code writes it: with a dot, an underscore or a hyphen inside, or as an option
-_CODE_NAME = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z][\w]*(?:[._-][\w]+)+(?:\(\))?")
-
-
 def _names_filed(
     quote: Quote, filed: set[str], titles: dict[str, str], places: dict[str, str]
 ) -> bool:
@@ -527,7 +509,11 @@ def answer_line(
     When only its source's title gives the value ("Added a new function math.isqrt()" in
     "What’s New In Python 3.8"), the title is shown above it with its headings. An item
     of a release's notes that tells the change asked of states its version when the
-    line of its release's heading is at hand to quote with it (`lined`)."""
+    line of its release's heading is at hand to quote with it (`lined`). Asked which
+    setting or command does a thing, a quote states it when it names one in code
+    ("`nofail` lets the boot go on …") or its entry's heading does, with that line at
+    hand ("`readarray`" over "A synonym for `mapfile`."): a line of an index that only
+    holds capitalised words does not."""
     best = stated = fallback = None
     if asked.codes and asked.kind in ("date", "version", "comparison"):
         # asked when a code name came: its own entry's line dates it, an entry inside it
@@ -541,7 +527,11 @@ def answer_line(
             continue
         if quote.in_code and not asked.answered_in_code:
             continue
-        if asked.states_the_kind(quote.sentence, above) or lined(quote):
+        states = asked.states_the_kind(quote.sentence, above)
+        if asked.kind == "name" and not asked.default:
+            # asked which setting: a quote that names one in code, or under its entry
+            states = states and (asked.names_in_code(quote.sentence) or lined(quote) is not None)
+        if states or lined(quote):
             if not asked.events or asked.tells_event(f"{quote.lead}{quote.sentence}"):
                 best = quote
                 break
@@ -552,7 +542,7 @@ def answer_line(
         return None
     line = with_lead(with_trail(picked, asked), asked)
     title = titles.get(line.record.source_id, "")
-    if not asked.holds(line.sentence) and asked.holds(title):
+    if not (asked.holds(line.sentence) or asked.entry_named(line.headings)) and asked.holds(title):
         line = line._replace(titled=True)  # "3.8" of "What’s New In Python 3.8"
     return line
 

@@ -32,6 +32,7 @@ from grounded_research.state import Evidence, Source, Tier
 from grounded_research.text.answers import Asked
 from grounded_research.text.chunking import Chunk, sentences
 from grounded_research.text.facts import is_negated
+from grounded_research.text.normalize import unescaped
 from grounded_research.text.tokenize import tokenize
 
 FULL_SHARE = 0.7  # of a tight share, what the full tier may take before cutting begins
@@ -103,8 +104,9 @@ def key_sentence_spans(text: str, start: int, end: int, terms: set[str], limit: 
 
 def heading_named(name: str) -> Callable[[str], bool]:
     """A test that a heading's line is the heading of that name, its markup around it
-    ("## pytest 7.2.0 (2022-10-23)¶", "**Changes in version 3.39.0 (2022-06-25):**")."""
-    return lambda line: name in line
+    ("## pytest 7.2.0 (2022-10-23)¶", "**Changes in version 3.39.0 (2022-06-25):**",
+    "##### $smtp\\_command\\_history")."""
+    return lambda line: name in line or name in unescaped(line)
 
 
 class Assembler:
@@ -160,7 +162,9 @@ class Assembler:
         full_cap = int(budget * FULL_SHARE) if tight else budget
         spent = 0
         rest: list[tuple[int, Evidence]] = []
-        leaning: list[tuple[Placed, str]] = []  # a passage, the release heading it leans on
+        # a passage, the heading it leans on, the path to look for it on (None: the
+        # passage's own): a release's for its notes' items, an entry's for its description
+        leaning: list[tuple[Placed, str, tuple[str, ...] | None]] = []
         for rank, record in options:
             if self._taken(record):
                 continue  # a neighbour pull above brought it in already
@@ -175,7 +179,11 @@ class Assembler:
             frame_at = self.frames_at(passage)
             if asked is not None:  # a release's notes: their items' release, in its heading
                 releases = asked.releases_leaned_on(passage.text, frame_at)
-                leaning += [(placed, release) for release in releases]
+                leaning += [(placed, release, None) for release in releases]
+                opening = self.headings_at(passage, 0)
+                entry = asked.entry_named(opening)
+                if entry:  # asked which setting: the line of its entry's heading names it
+                    leaning.append((placed, entry, opening))
             if unanswered and (
                 unanswered.answered_in(passage.text, frame_at)
                 or (
@@ -188,9 +196,9 @@ class Assembler:
             spent += placed.cost
         to_list: list[tuple[int, Evidence]] = []
         cut_cap = budget - self._listing_reserve(fitted, rest, budget) if tight else budget
-        for placed, release in leaning:  # before the cut passages: the line holds the value
+        for placed, name, path in leaning:  # before the cut passages: the line holds the value
             cost, left = placed.cost, max(0, cut_cap - spent)
-            if self._add_heading(placed, heading_named(release), cost + left + spare):
+            if self._add_heading(placed, heading_named(name), cost + left + spare, path):
                 borrowed = max(0, placed.cost - cost - left)  # out of `spare`, not the share
                 spare -= borrowed
                 spent += placed.cost - cost - borrowed
@@ -265,16 +273,23 @@ class Assembler:
             return Placed([self._as(record, "full")], "full", plain, rank, record)
         return None
 
-    def _add_heading(self, placed: Placed, gives: Callable[[str], bool], room: int) -> bool:
+    def _add_heading(
+        self,
+        placed: Placed,
+        gives: Callable[[str], bool],
+        room: int,
+        path: tuple[str, ...] | None = None,
+    ) -> bool:
         """Bring in, with a placed passage, the line of the heading above it that gives
         the value asked for (`heading_answer`), as a record of its own, when it fits in
-        `room` with the passage; whether it did."""
+        `room` with the passage; whether it did. `path`: the headings to look for it on,
+        when not the passage's own (those where it starts, not where its chunk ends)."""
         record = placed.records[0]
         text = self._snapshot(record)
         if text is None:
             return False
         sha256 = self.sources[record.source_id].sha256
-        chunk = Chunk(record.start, record.end, headings=tuple(record.headings))
+        chunk = Chunk(record.start, record.end, headings=path or tuple(record.headings))
         line = heading_answer(text, snapshot_headings(sha256, text), chunk, gives)
         if line is None or self._overlaps(record.source_id, line.start, line.end):
             return False

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple
 
 from grounded_research.text.chunking import (
     HEADING_LINE,
+    LINE_MARKER,
     heading_lines,
     heading_paths,
     sentences,
@@ -1515,6 +1516,12 @@ def compared_sides(question: str) -> tuple[str, str] | None:
 _SHORT_FORM = 5
 
 
+# A name as code writes it: with a dot, an underscore or a hyphen inside, or as an
+# option; a variable's sigil before it ("$smtp_command_history")
+_CODE_NAME = re.compile(r"--?[A-Za-z][\w-]*|[$%@]?[A-Za-z]\w*(?:[._-]\w+)+(?:\(\))?")
+_CODE_WORD = re.compile(r"[$%@]?[A-Za-z]\w*")  # one word a heading marks as code: `readarray`
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -1632,7 +1639,8 @@ class Asked(NamedTuple):
         the wordwrap filter does not date the xmlattr filter). Asked how many of a thing,
         it says the thing or states a default ("greenlet>=1.0 is required" counts no
         threads; "the first parameter, which defaults to 255" is the count of a setting
-        named otherwise)."""
+        named otherwise). Asked which setting does a thing, the entry it stands in names
+        one when its heading does (`entry_named`)."""
         stated = self._own_values(self._ungiven(sentence))
         release = self.release_above(stated, frame)
         if release:  # a release's notes: the item tells the change, the heading its release
@@ -1640,6 +1648,9 @@ class Asked(NamedTuple):
         assigned = not release and self.value_above(stated, frame)
         if assigned:  # an entry's description: its heading assigns it the value
             stated = f"{assigned}\n{stated}"
+        entry = self.entry_named(frame.split("\n")[1:])
+        if entry:  # asked which setting: the entry it describes is named in its heading
+            stated = f"{entry}\n{stated}"
         series = self.kind == "version" or self.within
         if not self.holds(stated) or names_other_release(
             self._without_asked_release(sentence), self.phrases, series
@@ -1774,6 +1785,35 @@ class Asked(NamedTuple):
         ):
             return -1
         return entry_end
+
+    def entry_named(self, headings: Sequence[str]) -> str:
+        """Asked which setting, command or variable does a thing, the code name of the
+        entry a passage stands in, when its innermost heading gives one the question
+        does not: a reference says what a setting does below its name ("Sets the maximum
+        number of headers in a request." under "tune.http.maxhdr <number>"; "A synonym
+        for `mapfile`." under "`readarray`"), and that name is the answer. "" otherwise."""
+        if self.kind != "name" or not headings:
+            return ""
+        words = unescaped(LINE_MARKER.sub("", headings[-1])).strip().strip("*").split()
+        marked = words[0].rstrip("¶") if words else ""
+        name = marked.strip("`*")
+        in_code = len(marked) > len(name) + 1 and marked[0] == marked[-1] == "`"
+        if not (_CODE_NAME.fullmatch(name) or (in_code and _CODE_WORD.fullmatch(name))):
+            return ""
+        if name.lower() in self.codes or set(tokenize(name)) <= self.words | self.names:
+            return ""  # the question's own name: not the one asked for
+        return name
+
+    def names_in_code(self, sentence: str) -> bool:
+        """Whether the sentence writes as code a name the question does not give, as
+        the answer to which option or setting does a thing does ("`nofail` lets the
+        boot go on without the device")."""
+        text = unescaped(sentence)
+        written = [code.strip("`") for code in _INLINE_CODE.findall(text)]
+        return any(
+            name.lower() not in self.codes and not set(tokenize(name)) <= self.words | self.names
+            for name in [*written, *_CODE_NAME.findall(text)]
+        )
 
     def under_other_code(self, frame: str) -> bool:
         """Whether the innermost heading of the frame names a code name and none the
