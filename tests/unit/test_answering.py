@@ -1474,7 +1474,8 @@ def test_asked_which_setting_an_index_line_of_capitalised_words_is_not_the_answe
     variables], Main configuration"), and may share more of the question's words than
     the entry that answers: asked which variable does a thing, the answer is the quote
     under the entry whose heading names one (its heading's line at hand to quote), or
-    a quote that names one in code; the index line only when neither is there."""
+    a quote that names one in code; the index line only when neither is there. A
+    hyphenated word of prose ("read-only", "I-395") names nothing in code."""
     asked = Asked.of("Which expansion variable lists the SMTP commands received?")
     index = Quote(
         passage("String expansions [Expansion variables], SMTP commands [Received]."),
@@ -1492,6 +1493,8 @@ def test_asked_which_setting_an_index_line_of_capitalised_words_is_not_the_answe
     assert answer_line(asked, [index, entry], {}, lined) == entry
     assert answer_line(asked, [index, coded], {}, lined) == coded
     assert answer_line(asked, [index], {}, lined) == index
+    prose = "The read-only list on I-395 holds the SMTP commands received."  # no code
+    assert answer_line(asked, [index, Quote(passage(prose), prose, ())], {}, lined) == index
 
 
 @pytest.mark.parametrize(
