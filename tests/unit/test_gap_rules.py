@@ -843,6 +843,48 @@ def test_the_scene_a_question_sets_first_needs_only_its_products_and_releases() 
     assert unanswered("What IV length does OpenSSL assume for AES-GCM by default?") != []
 
 
+def test_the_scene_s_release_is_context_when_the_clause_names_the_releases_asked_of() -> None:
+    """ "pytest kept a 4.6 branch for Python 2 users. Which was released first, pytest
+    4.6.11 or pytest 5.4.3?": the clause names the releases it asks of, and the one the
+    scene names ("Python 2") is context, not one a passage must name; with no release of
+    its own in the clause, the scene's still must ("Moving to OpenSSL 3.4: …", above)."""
+    notes = "pytest 5.4.3 (2020-06-02)\n\nBug fixes.\n\npytest 4.6.11 (2020-06-04)\n\nFixes."
+    question = "Which was released first, pytest 4.6.11 or pytest 5.4.3?"
+
+    def unanswered(asked: str) -> list[str]:
+        state = state_with([("log", notes, None), ("other", "Nothing else.", None)])
+        titled(state, log="Changelog - pytest documentation")
+        return unanswered_found_then_not(state, asked)[1]
+
+    assert unanswered(f"pytest kept a 4.6 branch for Python 2 users. {question}") == []
+    scene = "pytest kept a 4.6 branch for Python 2 users. Which release came first?"
+    assert unanswered(scene) == ["no passage names Python 2"]
+
+
+def test_a_comparison_within_a_release_is_answered_by_its_point_releases() -> None:
+    """ "On the Postfix 3.7 branch, which came in the earlier patch release: A or B?" asks
+    within the series: "3.7.6" and "3.7.9" name it and say its number, also in a list of
+    the releases a change came in, after others ("Postfix 3.9, 3.8.1, 3.7.6 and later");
+    without them, the series is not there."""
+    question = (
+        "On the Postfix 3.7 stable branch, which protection arrived in the earlier patch "
+        "release: smtpd_forbid_unauth_pipelining or smtpd_forbid_bare_newline?"
+    )
+    entries = (
+        "smtpd_forbid_unauth_pipelining is available in Postfix 3.9, 3.8.1, 3.7.6 and "
+        "later.\n\nsmtpd_forbid_bare_newline is available in Postfix 3.9, 3.8.4, 3.7.9 and "
+        "later."
+    )
+
+    def unanswered(text: str) -> list[str]:
+        state = state_with([("conf", text, None), ("other", "Nothing else.", None)])
+        titled(state, conf="Postfix Configuration Parameters")
+        return unanswered_found_then_not(state, question)[1]
+
+    assert unanswered(entries) == []
+    assert unanswered(entries.replace("3.7.", "3.6.")) != []
+
+
 def test_a_number_the_question_gives_is_said_beside_what_it_is_of() -> None:
     """A listing's line 14 says nothing of compat level 14; a release ("sqlite 3.40",
     written with a dot) is given by its docs' place or heading, away from the value."""

@@ -32,6 +32,7 @@ from grounded_research.text.answers import (
     passage_names,
     phrase_as_written,
     question_clause,
+    releases_asked_in,
     said_anywhere,
     says_word,
     subjects,
@@ -271,12 +272,20 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     ("sqlite 3.40", one a name carries) anywhere (`said_anywhere`), any other number
     beside a word the question says it with (`mentions_number_with`)."""
     supposed = supposed_measures(sub_question.text)
-    numbers = [n for n in distinctive_numbers(sub_question.text) if n not in supposed]
+    asked_in = releases_asked_in(sub_question.text)  # not a scene's, set before it
+    numbers = [n for n in distinctive_numbers(asked_in) if n not in supposed]
     words = set(tokenize(sub_question.text)) - set(tokenize(" ".join(numbers)))
-    released = set(tokenize(" ".join(key_phrases(sub_question.text))))
+    phrases = key_phrases(sub_question.text)
+    released = set(tokenize(" ".join(phrases)))
+    asked = Asked.of(sub_question.text)
+    # asked which release of a series, or which of two came first within it: a point
+    # release of it says it ("3.7.9" for "the Postfix 3.7 branch")
+    series = [p for p in phrases if asked.series is not None or asked.within]
 
     def said(record: Evidence, number: str) -> bool:
         text = _in_place(state, record)
+        if any(p.endswith(f" {number}") and mentions_point_release(text, p) for p in series):
+            return True
         if number in released or said_anywhere(number):
             return mentions_number(text, number)
         return mentions_number_with(text, number, words)
@@ -303,20 +312,29 @@ def unnamed_subjects(
     opening = {e.id: at(e, 0) for e in ranked}
     places = [s.place for s in state.sources.values()]
     filed = filed_names(sub_question.text, places, pages=True, shelves=state.shelves)
-    # Asked what holds in a release, not when it came, or which release of a series ("Which
-    # Django 3.2 release fixed …"): its point releases' docs are of it.
+    # Asked what holds in a release, not when it came, which release of a series ("Which
+    # Django 3.2 release fixed …") or which of two came first within it ("On the Postfix
+    # 3.7 branch, A or B?"): its point releases' docs are of it.
     asked = Asked.of(sub_question.text)
-    series = asked.kind not in ("date", "version", "comparison") or asked.series is not None
+    series = (
+        asked.kind not in ("date", "version", "comparison")
+        or asked.series is not None
+        or asked.within
+    )
     # The scene a question sets before the clause that asks ("Using AES-GCM through the
     # EVP interface: what IV length does OpenSSL assume?") is context: of its subjects,
-    # only the products the corpus files documents under and the releases count.
+    # only the products the corpus files documents under and the releases count; not
+    # those releases when the clause names the ones it asks of ("pytest kept a 4.6 branch
+    # for Python 2 users. Which came first, pytest 4.6.11 or pytest 5.4.3?").
     clause = question_clause(sub_question.text)
     asked_of = {n for names, _ in subjects(clause) for n in names}
+    releases_asked = releases_asked_in(sub_question.text) == clause
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
         if clause != sub_question.text and not names & asked_of:
             names = names & filed
+            phrases = [] if releases_asked else phrases
             if not names and not phrases:
                 continue
             subject = (names, phrases)

@@ -274,6 +274,16 @@ def question_clause(question: str) -> str:
     return question[clause.end() :] if clause else question
 
 
+def releases_asked_in(question: str) -> str:
+    """The part of the question whose releases and numbers it asks of: the clause that
+    asks, when it names releases of its own after the scene a question sets ("pytest
+    kept a 4.6 branch for Python 2 users. Which was released first, pytest 4.6.11 or
+    pytest 5.4.3?": the scene's are context); the whole question otherwise ("Moving to
+    OpenSSL 3.4: what IV length …", whose release is the scene's)."""
+    clause = question_clause(question)
+    return clause if clause != question and key_phrases(clause) else question
+
+
 def asked_kind(question: str) -> AnswerKind:
     """The kind of answer the question asks for, by the form of its asking clause
     (`question_clause`); whether it compares two things, by the whole of it ("Sphinx
@@ -450,7 +460,8 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
     which Python versions Django 5.0 supports. A question may name two releases of one
     product ("Python 2.6 or Python 3.0"): a sentence naming either is about the question.
     `series`: the question asks which release of the named one ("from which Apache 2.4
-    release on …"), so its point releases are the named one's ("Apache 2.4.39")."""
+    release on …"), so its point releases are the named one's ("Apache 2.4.39"), also in
+    a list of the releases a change came in ("Postfix 3.9, 3.8.1, 3.7.6 and later")."""
     asked: dict[tuple[str, ...], set[str]] = {}
     for phrase in phrases:
         *words, number = phrase.lower().split()
@@ -464,7 +475,8 @@ def names_other_release(sentence: str, phrases: list[str], series: bool = False)
         given = set(re.findall(pattern, sentence, re.IGNORECASE)) | headed
         if series:
             given = {g for g in given if not any(g.startswith(f"{n}.") for n in numbers)}
-            if not given:
+            listing = (mentions_point_release(sentence, " ".join([*name, n])) for n in numbers)
+            if not given or any(listing):  # "Postfix 3.9, 3.8.1, 3.7.6 and later": 3.7's too
                 continue
         if given and not given & numbers:
             return True
