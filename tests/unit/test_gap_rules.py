@@ -825,6 +825,14 @@ def test_an_opening_word_is_read_as_everything_found_writes_it() -> None:
     assert never_found == ["no passage names Unless, Sphinx"]
 
 
+def unanswered_titled(question: str, text: str, title: str) -> list[str]:
+    """Why one passage, in a source of this title, does not answer the question, as the
+    gap check says it when the searches found nothing else."""
+    state = state_with([("page", text, None), ("other", "Nothing else.", None)])
+    titled(state, page=title)
+    return unanswered_found_then_not(state, question)[1]
+
+
 def test_the_scene_a_question_sets_first_needs_only_its_products_and_releases() -> None:
     """ "Using AES-GCM through the EVP interface: what IV length …": the clause that asks
     names what a passage must be about; the scene before it is context, of which only a
@@ -833,9 +841,7 @@ def test_the_scene_a_question_sets_first_needs_only_its_products_and_releases() 
     asked = "what IV length does OpenSSL assume by default?"
 
     def unanswered(question: str) -> list[str]:
-        state = state_with([("gcm", text, None), ("other", "Nothing else.", None)])
-        titled(state, gcm="EVP_EncryptInit - OpenSSL")
-        return unanswered_found_then_not(state, question)[1]
+        return unanswered_titled(question, text, "EVP_EncryptInit - OpenSSL")
 
     assert unanswered(f"Using AES-GCM through the EVP interface: {asked}") == []
     assert unanswered(f"Through EVP, {asked}") == []
@@ -852,9 +858,7 @@ def test_the_scene_s_release_is_context_when_the_clause_names_the_releases_asked
     question = "Which was released first, pytest 4.6.11 or pytest 5.4.3?"
 
     def unanswered(asked: str) -> list[str]:
-        state = state_with([("log", notes, None), ("other", "Nothing else.", None)])
-        titled(state, log="Changelog - pytest documentation")
-        return unanswered_found_then_not(state, asked)[1]
+        return unanswered_titled(asked, notes, "Changelog - pytest documentation")
 
     assert unanswered(f"pytest kept a 4.6 branch for Python 2 users. {question}") == []
     scene = "pytest kept a 4.6 branch for Python 2 users. Which release came first?"
@@ -877,9 +881,7 @@ def test_a_comparison_within_a_release_is_answered_by_its_point_releases() -> No
     )
 
     def unanswered(text: str) -> list[str]:
-        state = state_with([("conf", text, None), ("other", "Nothing else.", None)])
-        titled(state, conf="Postfix Configuration Parameters")
-        return unanswered_found_then_not(state, question)[1]
+        return unanswered_titled(question, text, "Postfix Configuration Parameters")
 
     assert unanswered(entries) == []
     assert unanswered(entries.replace("3.7.", "3.6.")) != []
