@@ -260,6 +260,26 @@ def test_definition_terms_become_headings_over_their_descriptions(tmp_path: Path
     assert "###### `max_wal_size` (`integer`)\n\nMaximum size" in document.text
 
 
+def test_a_cgi_header_before_the_page_is_no_part_of_it(tmp_path: Path) -> None:
+    """man2html leaves the header a CGI program writes ("Content-type: text/html" and a
+    blank line) before the page it converts (bash's manual page). Read with it, the page
+    parsed as a fragment and lost every heading, its options' terms with them."""
+    page = (
+        '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN">\n<HTML><HEAD>'
+        "<TITLE>Man page of BASH</TITLE></HEAD><BODY><H1>BASH</H1>\n<H2>OPTIONS</H2>\n"
+        "Bash interprets the following options when it is invoked:\n<DL COMPACT>\n"
+        "<DT><B>-c</B>\n<DD>If the <B>-c</B> option is present, then commands are read "
+        "from the first non-option argument.\n<DT><B>-i</B>\n<DD>If the <B>-i</B> option "
+        "is present, the shell is interactive.\n</DL>\n</BODY></HTML>\n"
+    )
+    for header in ("", "Content-type: text/html; charset=UTF-8\n\n"):
+        path = write(tmp_path, "bash.html", header + page)
+        [document] = read_documents(path, "bash.html").documents
+        assert "## OPTIONS" in document.text
+        assert "###### **-c**\n\nIf the **-c** option is present" in document.text
+        assert "Content-type" not in document.text
+
+
 def test_a_bold_term_anchored_by_its_own_name_heads_its_entry(tmp_path: Path) -> None:
     """HAProxy writes each keyword as a line of its own, a bold term anchored by its name
     and its arguments, over the description: the term becomes its heading, so "The

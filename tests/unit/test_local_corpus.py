@@ -288,6 +288,7 @@ def test_a_second_refresh_waits_for_the_first_and_reads_its_index(
 HELD_AT_VERSION = {
     34: "5487ce4dcf60cef4a91520cee02e251f35acb088a0334cd7670653bd8f79979b",
     35: "5487ce4dcf60cef4a91520cee02e251f35acb088a0334cd7670653bd8f79979b",
+    36: "5487ce4dcf60cef4a91520cee02e251f35acb088a0334cd7670653bd8f79979b",
 }
 HELD_WITH = {"trafilatura": "2.3.1", "lxml": "6.2.0", "PyStemmer": "3.1.0", "jieba": "0.42.1"}
 

@@ -177,6 +177,7 @@ def html_document(
     extraction."""
     import trafilatura  # here: a run on an indexed corpus reads no HTML (~6 MiB, 0.05 s)
 
+    html = _CGI_HEADER.sub("", html, count=1)
     tree = trafilatura.load_html(html)  # parsed once, for the text and the metadata
     head_title = _head_title(tree) if tree is not None else ""
     home = (_home(tree) or _manual_volume(tree)) if tree is not None else ""
@@ -204,6 +205,12 @@ def html_document(
     collection = home or _site_of(head_title, title)
     return Document(location, title, text, published, metadata.author, collection=collection)
 
+
+# The header lines a CGI program writes before a page ("Content-type: text/html;
+# charset=UTF-8" and a blank line), which man2html leaves in the pages it converts
+# (bash's manual page): before the document, they make the parser read it as a fragment,
+# and trafilatura then drops every heading of it, its options' terms with them.
+_CGI_HEADER = re.compile(r"\A\s*(?:[A-Za-z][\w-]*:[^\n<]*\r?\n)+\r?\n(?=\s*<)")
 
 _MAYBE_HIDDEN = "//*[@hidden or @aria-hidden or @style] | //template"
 

@@ -69,7 +69,9 @@ from grounded_research.text.chunking import chunk_text
 from grounded_research.text.editions import edition_of, edition_releases
 from grounded_research.text.tokenize import tokenize
 
-# 35: a bold term anchored by its own name on a line of its own a heading over what follows
+# 36: a CGI header before an HTML page is no part of it (`documents._CGI_HEADER`: man2html's
+# bash manual page had lost every heading); 35: a bold term anchored by its own name on a line
+# of its own a heading over what follows
 # (`documents._anchored_terms_as_headings`: HAProxy's keyword entries); 34: block elements
 # inside a <pre> unwrapped: a source listing that Sphinx's viewcode wraps
 # entry by entry in <div>s is one code block, without its "[docs]" links; 33: an edition stated
@@ -96,7 +98,7 @@ from grounded_research.text.tokenize import tokenize
 # short line ending with "in", "the", … joins the next; 11: headings wrapped in bare boxes kept,
 # no headings in code fences; 10: a passage lies under the path of most of its words; 8: hidden
 # HTML text dropped; 7: decode notes and .jsonl lines kept
-INDEX_VERSION = 35
+INDEX_VERSION = 36
 # The libraries whose output the index holds (pages read, words stemmed and segmented): an
 # index built with other releases of them is built again, as one of an older version is.
 # What the index holds of some real pages is guarded by a test against a change that
