@@ -1385,6 +1385,9 @@ def test_when_something_started_is_answered_by_the_version_it_started_in() -> No
         # a relative clause tells of a change; the question asks for what replaces it
         ("What should code use instead of get_terminal_size(), which Click 8.1 removed?", "any"),
         ("When was the --strict option deprecated, and what replaces it?", "version"),
+        # a change told in a relative clause: the question asks when the release came
+        ("When was the requests release that introduced `requests.help` published?", "date"),
+        ("When was `requests.help` introduced?", "version"),
     ],
 )
 def test_the_kind_is_read_off_the_clause_that_asks(question: str, kind: str) -> None:

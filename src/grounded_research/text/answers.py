@@ -71,8 +71,9 @@ _VERSION = re.compile(
     re.IGNORECASE,
 )
 _CHANGED_WHEN = re.compile(  # in the clause of the question word, not a relative clause
-    r"(?<![,;]\s)\b(?:which|what|when)\b[^?,;]*\b(?:added|introduced|deprecated|removed|"
-    r"dropped|changed)\b|"
+    # ("When was the release that introduced X published?" asks for a date)
+    r"(?<![,;]\s)\b(?:which|what|when)\b(?:(?!\bthat\b)[^?,;])*"
+    r"\b(?:added|introduced|deprecated|removed|dropped|changed)\b|"
     r"\b(?:added|introduced|deprecated|removed|dropped|changed)\s+when\W*$",  # "… added when?"
     re.IGNORECASE,
 )
