@@ -1469,34 +1469,6 @@ def test_the_value_or_name_an_entry_s_heading_gives_is_quoted_as_the_answer(
     assert not unanswered(result)
 
 
-def test_asked_which_setting_an_index_line_of_capitalised_words_is_not_the_answer() -> None:
-    """An index line names pages and chapters in capitals ("String expansions [Expansion
-    variables], Main configuration"), and may share more of the question's words than
-    the entry that answers: asked which variable does a thing, the answer is the quote
-    under the entry whose heading names one (its heading's line at hand to quote), or
-    a quote that names one in code; the index line only when neither is there. A
-    hyphenated word of prose ("read-only", "I-395") names nothing in code."""
-    asked = Asked.of("Which expansion variable lists the SMTP commands received?")
-    index = Quote(
-        passage("String expansions [Expansion variables], SMTP commands [Received]."),
-        "String expansions [Expansion variables], SMTP commands [Received].",
-        ("Concept Index", "S"),
-    )
-    text = "A comma-separated list of the most recent SMTP commands received."
-    entry = Quote(passage(text), text, ("Expansion variables", "$smtp_command_history"))
-    coded = Quote(passage(text), "The `$received_protocol` variable lists the SMTP commands.", ())
-    heading = Quote(passage("$smtp_command_history"), "$smtp_command_history", ())
-
-    def lined(quote: Quote) -> Quote | None:
-        return heading if quote is entry else None
-
-    assert answer_line(asked, [index, entry], {}, lined) == entry
-    assert answer_line(asked, [index, coded], {}, lined) == coded
-    assert answer_line(asked, [index], {}, lined) == index
-    prose = "The read-only list on I-395 holds the SMTP commands received."  # no code
-    assert answer_line(asked, [index, Quote(passage(prose), prose, ())], {}, lined) == index
-
-
 @pytest.mark.parametrize(
     "question",
     [

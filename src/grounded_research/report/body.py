@@ -509,44 +509,28 @@ def answer_line(
     When only its source's title gives the value ("Added a new function math.isqrt()" in
     "What’s New In Python 3.8"), the title is shown above it with its headings. An item
     of a release's notes that tells the change asked of states its version when the
-    line of its release's heading is at hand to quote with it (`lined`). Asked which
-    setting or command does a thing, a quote states it when it names one in code
-    ("`nofail` lets the boot go on …") or its entry's heading does, with that line at
-    hand ("`readarray`" over "A synonym for `mapfile`."): a line of an index that only
-    holds capitalised words does not; when no quote does, the best as for any value."""
+    line of its release's heading is at hand to quote with it (`lined`), as a quote
+    under the entry of the setting asked for does ("`readarray`" over "A synonym for
+    `mapfile`.")."""
+    best = stated = fallback = None
     if asked.codes and asked.kind in ("date", "version", "comparison"):
         # asked when a code name came: its own entry's line dates it, an entry inside it
         # (a module's directive) dates that one; a default may be an argument's, inside
         chosen = sorted(chosen, key=lambda q: not _in_own_entry(q, asked.codes))
-
-    def first(naming: bool) -> tuple[Quote | None, Quote | None, Quote | None]:
-        """The first quote that states what is asked and tells its event, the first
-        that states it, the first that answers; `naming`: stating means naming a
-        setting in code or under its entry."""
-        stated = fallback = None
-        for quote in chosen:
-            if len(quote.sentence.split()) > ANSWER_WORDS:
-                continue
-            above = frame(titles.get(quote.record.source_id, ""), quote.headings)
-            if not asked.answered_by(quote.sentence, above, quote.lead):
-                continue
-            if quote.in_code and not asked.answered_in_code:
-                continue
-            states = asked.states_the_kind(quote.sentence, above)
-            if naming:
-                states = states and asked.names_in_code(quote.sentence)
-            if states or lined(quote):
-                if not asked.events or asked.tells_event(f"{quote.lead}{quote.sentence}"):
-                    return quote, quote, quote
-                stated = stated or quote
-            fallback = fallback or quote
-        return None, stated, fallback
-
-    best, stated, fallback = first(naming=False)
-    if asked.kind == "name" and not asked.default:  # asked which setting: one named
-        named_best, named_stated, _ = first(naming=True)
-        if named_stated is not None:
-            best, stated = named_best, named_stated
+    for quote in chosen:
+        if len(quote.sentence.split()) > ANSWER_WORDS:
+            continue
+        above = frame(titles.get(quote.record.source_id, ""), quote.headings)
+        if not asked.answered_by(quote.sentence, above, quote.lead):
+            continue
+        if quote.in_code and not asked.answered_in_code:
+            continue
+        if asked.states_the_kind(quote.sentence, above) or lined(quote):
+            if not asked.events or asked.tells_event(f"{quote.lead}{quote.sentence}"):
+                best = quote
+                break
+            stated = stated or quote
+        fallback = fallback or quote
     picked = best or stated or fallback
     if picked is None:
         return None

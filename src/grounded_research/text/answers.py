@@ -1817,18 +1817,6 @@ class Asked(NamedTuple):
             return ""  # the question's own name: not the one asked for
         return name
 
-    def names_in_code(self, sentence: str) -> bool:
-        """Whether the sentence writes as code a name the question does not give (in
-        code marks, or as only code writes names: `identifiers`), as the answer to which
-        option or setting does a thing does ("`nofail` lets the boot go on without the
-        device"); not a hyphenated word of prose ("I-395", "read-only")."""
-        text = unescaped(sentence)
-        written = [code.strip("`") for code in _INLINE_CODE.findall(text)]
-        return any(
-            name.lower() not in self.codes and not set(tokenize(name)) <= self.words | self.names
-            for name in [*written, *identifiers(text)]
-        )
-
     def under_other_code(self, frame: str) -> bool:
         """Whether the innermost heading of the frame names a code name and none the
         question asks of: the entry of another setting, option or function; not an
