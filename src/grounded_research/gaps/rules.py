@@ -280,7 +280,7 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
     asked = Asked.of(sub_question.text)
     # asked which release of a series, or which of two came first within it: a point
     # release of it says it ("3.7.9" for "the Postfix 3.7 branch")
-    series = [p for p in phrases if asked.series is not None or asked.within]
+    series = phrases if asked.series is not None or asked.within else []
 
     def said(record: Evidence, number: str) -> bool:
         text = _in_place(state, record)
@@ -328,13 +328,13 @@ def unnamed_subjects(
     # for Python 2 users. Which came first, pytest 4.6.11 or pytest 5.4.3?").
     clause = question_clause(sub_question.text)
     asked_of = {n for names, _ in subjects(clause) for n in names}
-    releases_asked = releases_asked_in(sub_question.text) == clause
+    clause_names_releases = releases_asked_in(sub_question.text) == clause
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
         if clause != sub_question.text and not names & asked_of:
             names = names & filed
-            phrases = [] if releases_asked else phrases
+            phrases = [] if clause_names_releases else phrases
             if not names and not phrases:
                 continue
             subject = (names, phrases)

@@ -1661,7 +1661,7 @@ class Asked(NamedTuple):
         assigned = not release and self.value_above(stated, frame)
         if assigned:  # an entry's description: its heading assigns it the value
             stated = f"{assigned}\n{stated}"
-        entry = self.entry_named(frame.split("\n")[1:])
+        entry = self.entry_named(frame.split("\n")[1:])  # its headings, not its title
         if entry:  # asked which setting: the entry it describes is named in its heading
             stated = f"{entry}\n{stated}"
         series = self.kind == "version" or self.within
