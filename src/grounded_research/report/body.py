@@ -55,6 +55,7 @@ from grounded_research.text.chunking import (
     LIST_ITEM,
     below_rule,
     header_rows,
+    heading_named,
     inside,
     is_list_label,
     sentences,
@@ -371,8 +372,7 @@ def heading_line(
         [record for record in records if record.source_id == quote.record.source_id],
         headings_at,
         lambda text: (
-            bool(HEADING_LINE.match(text) or is_list_label(text))
-            and (leaned_on in text or leaned_on in unescaped(text))
+            bool(HEADING_LINE.match(text) or is_list_label(text)) and heading_named(leaned_on)(text)
         ),
     )
 

@@ -30,9 +30,8 @@ from grounded_research.selection.wholeness import (
 )
 from grounded_research.state import Evidence, Source, Tier
 from grounded_research.text.answers import Asked
-from grounded_research.text.chunking import Chunk, sentences
+from grounded_research.text.chunking import Chunk, heading_named, sentences
 from grounded_research.text.facts import is_negated
-from grounded_research.text.normalize import unescaped
 from grounded_research.text.tokenize import tokenize
 
 FULL_SHARE = 0.7  # of a tight share, what the full tier may take before cutting begins
@@ -100,13 +99,6 @@ def key_sentence_spans(text: str, start: int, end: int, terms: set[str], limit: 
         else:
             runs.append([position, position])
     return [(spans[first][0], spans[last][1]) for first, last in runs]
-
-
-def heading_named(name: str) -> Callable[[str], bool]:
-    """A test that a heading's line is the heading of that name, its markup around it
-    ("## pytest 7.2.0 (2022-10-23)¶", "**Changes in version 3.39.0 (2022-06-25):**",
-    "##### $smtp\\_command\\_history")."""
-    return lambda line: name in line or name in unescaped(line)
 
 
 class Assembler:

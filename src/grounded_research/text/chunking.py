@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+
+from grounded_research.text.normalize import unescaped
 
 Span = tuple[int, int]
 
@@ -33,6 +35,7 @@ _BLOCK_LINE = re.compile(
 )
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
+
 # A line that opens an item of a list: the item's earlier sentences lead its later ones, not
 # the items before it (each option of a list has its own "**Default:**").
 LIST_ITEM = re.compile(rf"[ \t]*{_ITEM_MARK}")
@@ -325,6 +328,13 @@ def is_list_label(line: str) -> bool:
     """Whether a line is a list's label (`list_labels`): "**Changes in version 3.39.0
     (2022-06-25):**"."""
     return _LIST_LABEL.fullmatch(line.strip()) is not None
+
+
+def heading_named(name: str) -> Callable[[str], bool]:
+    """A test that a heading's line is the heading of that name, its markup around it
+    ("## pytest 7.2.0 (2022-10-23)¶", "**Changes in version 3.39.0 (2022-06-25):**",
+    "##### $smtp\\_command\\_history", its underscores escaped)."""
+    return lambda line: name in line or name in unescaped(line)
 
 
 def table_headers(text: str) -> list[tuple[int, int, str]]:
