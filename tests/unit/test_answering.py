@@ -1524,3 +1524,27 @@ def test_a_comparison_within_a_release_is_answered_by_its_point_releases(
     answer = result.report.split("## Answer\n\n", 1)[1].split("\n## ", 1)[0]
     assert "Available in Apache 2.4.21 and later" in answer
     assert "Available in Apache 2.4.39 and later" in answer
+
+
+def test_what_only_the_scene_names_need_not_be_named_by_the_quotes(tmp_path: Path) -> None:
+    """The scene a question sets before it asks ("Quick one: if a worker sets FOO, …")
+    is context: a sentence that answers need not name its names, as the gap check reads
+    it, so the report is not left without findings when no passage names them."""
+    write(
+        tmp_path / "corpus",
+        "worker_threads.md",
+        "# Worker threads\n\nA worker thread sets FOO as the main thread would set it.\n",
+    )
+    write(
+        tmp_path / "corpus",
+        "environment.md",
+        "# Environment\n\nEach worker thread has its own copy of the environment "
+        "variables. Changes to one copy are not visible in other threads.\n",
+    )
+    result = ask(
+        tmp_path,
+        "Quick one: if a worker thread sets the variable FOO, does the main thread see "
+        "the new value?",
+    )
+
+    assert "Changes to one copy are not visible in other threads." in result.report

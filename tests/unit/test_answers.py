@@ -28,6 +28,7 @@ from grounded_research.text.answers import (
     phrase_as_written,
     question_clause,
     said_anywhere,
+    scene_names,
     states_verdict,
     subjects,
     supposed_measures,
@@ -1607,3 +1608,20 @@ def test_a_comparison_within_a_release_names_it_outside_its_two_sides(
     """The release a comparison is asked within stands before the two sides it compares;
     a comparison of releases names them as its sides."""
     assert Asked.of(question).within is within
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        (
+            "Quick one: if a worker sets FOO, does the main thread see the new value?",
+            {"quick", "foo"},
+        ),
+        ("Our relay runs Postfix. Which parameter limits the queue?", {"postfix"}),
+        ("In PostgreSQL 15, what did pg_start_backup() become?", set()),  # its release
+        ("Which Postfix parameter limits the queue?", set()),  # no scene
+        ("Sam Hartman wrote the preface. When was Sam Hartman elected?", set()),
+    ],
+)
+def test_the_names_only_the_scene_gives(question: str, names: set[str]) -> None:
+    assert scene_names(question) == names

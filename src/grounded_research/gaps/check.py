@@ -22,6 +22,7 @@ from grounded_research.gaps.rules import (
     framed,
     names_any,
     new_gap,
+    scene_only_names,
     searched_names,
     uncovered,
 )
@@ -116,12 +117,14 @@ def still_open(state: State, gaps: list[Gap]) -> list[Gap]:
             selected = state.selected_for(as_asked.id)
             found = list({e.id: e for e in [*selected, *state.found_for(as_asked.id)]}.values())
             sub_question = as_sources_write_it(as_asked, found)
-            names = named_terms(sub_question.text)
+            places = [source.place for source in state.sources.values()]
+            scene = scene_only_names(sub_question, found, places, state.shelves)
+            names = named_terms(sub_question.text) - scene
             searched = searched_names(found)
             about = [
                 framed(state, e)
                 for e in found
-                if not names or names_any(state, e, names | searched[e.query])
+                if not names or names_any(state, e, (names | searched[e.query]) - scene)
             ]
             missing = uncovered(sub_question, about)
             if not missing:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from grounded_research.configuration import Context
 from grounded_research.gaps.conflicts import Statement, find_disagreements, frame, statements
@@ -35,6 +35,7 @@ from grounded_research.text.answers import (
     releases_asked_in,
     said_anywhere,
     says_word,
+    scene_names,
     subjects,
     supposed_measures,
 )
@@ -179,6 +180,21 @@ def as_sources_write_it(sub_question: SubQuestion, records: Sequence[Evidence]) 
             "queries": [as_written(query) for query in sub_question.queries],
         }
     )
+
+
+def scene_only_names(
+    sub_question: SubQuestion,
+    records: Sequence[Evidence],
+    places: Iterable[str],
+    shelves: Iterable[str] = (),
+) -> set[str]:
+    """The names only the scene the sub-question sets before it asks gives
+    (`scene_names`), as it or a query that found these passages writes them, that the
+    corpus files no documents under (`filed_names`): context, as `unnamed_subjects`
+    reads them, not a name a passage must be about."""
+    filed = filed_names(sub_question.text, places, pages=True, shelves=shelves)
+    queried = {sub_question.text, *(record.query for record in records)}
+    return set().union(*map(scene_names, queried)) - filed
 
 
 def searched_names(records: Sequence[Evidence]) -> dict[str, set[str]]:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from grounded_research.gaps.conflicts import frame
 from grounded_research.gaps.headings import HeadingsAt
 from grounded_research.gaps.kinds import ABSTAINING_KINDS, CONFLICT_KINDS
-from grounded_research.gaps.rules import as_sources_write_it, searched_names
+from grounded_research.gaps.rules import as_sources_write_it, scene_only_names, searched_names
 from grounded_research.models import ModelFailure, NodeModel
 from grounded_research.prompts import Found, Section, language_of, writer_messages
 from grounded_research.report.citations import (
@@ -132,6 +132,7 @@ def extractive_body(
             headings_at,
             closest=bool(not_answered) and sq.id == WHOLE_QUESTION_ID,
             found=state.found_for(sq.id),
+            shelves=state.shelves,
         )
         for sq in state.sub_questions
     }
@@ -604,6 +605,7 @@ def ranked_sentences(
     headings_at: HeadingsAt,
     closest: bool = False,
     found: Sequence[Evidence] = (),
+    shelves: Sequence[str] = (),
 ) -> list[Quote]:
     """The evidence sentences that may answer the sub-question, best first: those sharing
     most terms with it, the words of its source's title and of the headings it lies under
@@ -627,6 +629,8 @@ def ranked_sentences(
     asked = Asked.of(sub_question.text)
     kind = asked.kind
     names = named_terms(" ".join([sub_question.text, *sub_question.queries]))
+    scene = scene_only_names(sub_question, records, places.values(), shelves)
+    names -= scene
     searched = searched_names(records)
     code_names = asked.codes
     code_led = kind == "procedure" or asked.answered_in_code
@@ -645,7 +649,7 @@ def ranked_sentences(
     generic |= untold_by_best(names, records, titles, places)
     for order, record in enumerate(records):
         title = titles.get(record.source_id, "")
-        about = {unaccented(name) for name in (names | searched[record.query]) - generic}
+        about = {unaccented(name) for name in (names | searched[record.query]) - generic - scene}
         in_path = named_in_location(about, places.get(record.source_id, ""))
         in_passage = named_terms(unaccented(record.text)) | in_path
         blocks = headings_at.code_blocks(record)

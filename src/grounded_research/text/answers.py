@@ -775,6 +775,28 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     return groups
 
 
+def scene_names(question: str) -> set[str]:
+    """The names of the subjects only the scene a question sets before its asking clause
+    gives (`question_clause`): "Quick one: if code in a worker thread sets
+    process.env.FOO, does the main thread see the new value?" asks of the main thread,
+    and a passage that answers need name neither "Quick" nor FOO. Not a release the
+    scene gives ("In PostgreSQL 15, what did pg_start_backup() become?"), unless the
+    clause names its own (`releases_asked_in`). Context, unless the corpus files
+    documents under them ("Our relay runs Postfix 3.6. Starting with which version …":
+    `filed_names`), which the caller knows."""
+    clause = question_clause(question)
+    if clause == question:
+        return set()
+    asked_of = {name for names, _ in subjects(clause) for name in names}
+    releases_set = releases_asked_in(question) != clause
+    return {
+        name
+        for names, phrases in subjects(question)
+        if not names & asked_of and not (phrases and releases_set)
+        for name in names
+    }
+
+
 # What a question sets aside as a way of doing it, not what it asks about: "without
 # editing its CMakeLists.txt", "without restarting it", to the end of its clause. Not
 # "instead of" or "rather than": what those name is often what the answer replaces and
