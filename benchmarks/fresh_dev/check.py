@@ -7,6 +7,7 @@
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev4   # zh and servers
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev5   # runtimes and tools
     python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev6   # four corpora
+    python benchmarks/fresh_dev/check.py --folder benchmarks/fresh_dev7   # six corpora
 
 Each file is one corpus's questions (tools.jsonl over corpus-tools, docs.jsonl over
 the English docs corpus, ...), checked as the
