@@ -899,3 +899,27 @@ def test_a_number_the_question_gives_is_said_beside_what_it_is_of() -> None:
     page = "Docs of release 3.40\n\nRead the notes of the release first, please.\n\n"
     limits = ("limits", f"{page}The default for SQLITE_MAX_COLUMN is 2000.", None)
     assert "no passage mentions 3.40" not in unanswered(columns, limits)
+
+
+def test_a_release_the_scene_sets_is_named_by_any_page_found() -> None:
+    """ "Our relay runs Postfix 3.7 …" sets the reader's release: docs that reach it (a
+    page found, selected or not, names it) answer for it, though the page that answers
+    never says 3.7; docs that never name it may predate it."""
+    state = state_with(
+        [
+            (
+                "postconf",
+                "The default time after which a successful address probe expires from "
+                "the verification cache is 31 days.",
+                None,
+            ),
+            ("release", "Address verification is also available in Postfix 3.7.", None),
+        ]
+    )
+    question = (
+        "Our relay runs Postfix 3.7 with address probes. How long does a successful "
+        "probe stay in the verification cache by default?"
+    )
+    found, never = unanswered_found_then_not(state, question)
+    assert found == []
+    assert never and "3.7" in never[0]

@@ -306,7 +306,14 @@ def unsaid_numbers(state: State, sub_question: SubQuestion, ranked: list[Evidenc
             return mentions_number(text, number)
         return mentions_number_with(text, number, words)
 
-    return [number for number in numbers if not any(said(e, number) for e in ranked)]
+    # a release of the reader's setting: any page found naming it (`unnamed_subjects`)
+    settings = setting_releases(sub_question.text)
+    found = [*ranked, *state.found_for(sub_question.id)] if settings else ranked
+
+    def said_in(number: str) -> list[Evidence]:
+        return found if any(p.endswith(f" {number}") for p in settings) else ranked
+
+    return [number for number in numbers if not any(said(e, number) for e in said_in(number))]
 
 
 def unnamed_subjects(
@@ -345,9 +352,16 @@ def unnamed_subjects(
     clause = question_clause(sub_question.text)
     asked_of = {n for names, _ in subjects(clause) for n in names}
     clause_names_releases = releases_asked_in(sub_question.text) == clause
+    settings = set(setting_releases(sub_question.text))
+    found = [*ranked, *state.found_for(sub_question.id)]
     unnamed: list[tuple[set[str], list[str]]] = []
     for subject in subjects(sub_question.text):
         names, phrases = subject
+        # A release the scene gives ("Our relay runs Postfix 3.7 with …", "on a Debian 11
+        # server") is the reader's setting, not what is asked of: docs that reach it, any
+        # page found naming it or a point release of it, answer for it; docs that
+        # predate it do not ("Moving to OpenSSL 3.4: …" of OpenSSL 3.0's pages).
+        setting = bool(phrases) and set(phrases) <= settings
         if clause != sub_question.text and not names & asked_of:
             names = names & filed
             phrases = [] if clause_names_releases else phrases
@@ -359,12 +373,30 @@ def unnamed_subjects(
             if names & filed
             else [({n}, []) for n in names] + [(set(), [phrase]) for phrase in phrases]
         )
-        if not all(
-            any(_names_subject(state, e, part, series, opening[e.id]) for e in ranked)
-            for part in parts
-        ):
+        if setting:
+            named = all(any(_names_subject(state, e, part, True) for e in found) for part in parts)
+        else:
+            named = all(
+                any(_names_subject(state, e, part, series, opening[e.id]) for e in ranked)
+                for part in parts
+            )
+        if not named:
             unnamed.append(subject)
     return unnamed
+
+
+def setting_releases(question: str) -> list[str]:
+    """The releases the scene a question sets before it asks gives, as phrases ("Our
+    relay runs Postfix 3.7 with …", "… on a Debian 11 server."): the reader's setting,
+    when the clause that asks names no release of its own and asks for no date, version
+    or order of releases."""
+    clause = question_clause(question)
+    if clause == question or releases_asked_in(question) == clause:
+        return []
+    if asked_kind(question) in ("date", "version", "comparison"):
+        return []
+    asked_of = {n for names, _ in subjects(clause) for n in names}
+    return [p for names, phrases in subjects(question) if not names & asked_of for p in phrases]
 
 
 def subject_queries(
@@ -391,7 +423,11 @@ def subject_queries(
     events = [e for e in sorted(Asked.of(question).events) if not set(tokenize(e)) & said_rest]
     sides = compared_sides(question) if COMPARISON.search(question) else None
     queries: list[str] = []
+    settings = set(setting_releases(question))
     for names, phrases in unnamed:
+        if phrases and set(phrases) <= settings:  # a page that names the release at all
+            queries.extend(phrases)
+            continue
         alone = {n for n in names if not _in_any(n, phrases)}
         said = " ".join([*phrases, names_as_written(alone, question) if alone else ""])
         queries.append(" ".join([said.strip(), *_own_side(rest, said, sides), *events]).strip())
