@@ -1625,3 +1625,24 @@ def test_a_comparison_within_a_release_names_it_outside_its_two_sides(
 )
 def test_the_names_only_the_scene_gives(question: str, names: set[str]) -> None:
     assert scene_names(question) == names
+
+
+def test_a_release_dated_in_its_heading_dates_the_change_its_item_tells() -> None:
+    """Asked when the release that added something came out, an item that tells the
+    addition ("add option …", "Introduction of …") answers under the heading that dates
+    its release; an item that tells another change does not."""
+    question = (
+        "The Sphinx release that introduced linkcheck_exclude_documents: on what date did "
+        "it come out?"
+    )
+    asked = Asked.of(question)
+    frame = "Changelog\nRelease 4.4.0 (released Jan 17, 2022)\nFeatures added"
+    item = "#9894: linkcheck: add option linkcheck_exclude_documents to skip documents."
+    assert asked.release_above(item, frame) == "Release 4.4.0 (released Jan 17, 2022)"
+    assert asked.answered_by(item, frame)
+    assert not asked.answered_by(item, "Changelog\nRelease 4.4.0\nFeatures added")
+    fixed = "#9900: linkcheck: linkcheck_exclude_documents no longer crashes."
+    assert not asked.answered_by(fixed, frame)
+    named = Asked.of("When was the release that introduced the requests.help command published?")
+    introduced = "Introduction of the $ python -m requests.help command, for debugging."
+    assert named.answered_by(introduced, "Release History\n2.16.4 (2017-05-27)")

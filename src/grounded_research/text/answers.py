@@ -1345,10 +1345,11 @@ _MEASURED = re.compile(
 # What a value is the value of: a version or a date of the event of a change, a number
 # of a bound or of a default. A sentence that tells of one of these answers a question
 # about that one only. A release's notes tell an addition as what the product now does
-# ("Requests now supports Brotli compression"), a removal as what it no longer does.
+# ("Requests now supports Brotli compression") or names it ("Introduction of the
+# $ python -m requests.help command"), a removal as what it no longer does.
 _EVENTS = {
     "added": re.compile(
-        r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|new|"
+        r"\b(?:add(?:ed|s)?|introduc(?:ed|es)|(?:addition|introduction)\s+of|new|"
         r"now\s+(?:support|accept|allow|handle|recogni[sz]e|understand)s?)\b|新增|加入|引入|添加",
         re.I,
     ),
@@ -1557,6 +1558,11 @@ _CODE_NAME = re.compile(r"--?[A-Za-z][\w-]*|[$%@]?[A-Za-z]\w*(?:[._-]\w+)+(?:\(\
 _CODE_WORD = re.compile(r"[$%@]?[A-Za-z]\w*")  # one word a heading marks as code: `readarray`
 
 
+# The kinds of value a release's notes give once in a heading for all their items: its
+# version, and the date it came out ("Release 4.4.0 (released Jan 17, 2022)").
+_RELEASED_KINDS = ("version", "comparison", "date")
+
+
 class Asked(NamedTuple):
     """What a question asks for, read once: the kind of value, the words a sentence
     holding it shares with the question, its names with their numbers, whether it asks
@@ -1761,18 +1767,22 @@ class Asked(NamedTuple):
         RIGHT and FULL OUTER JOIN."): the nearest heading above it that names a release
         ("Changes in version 3.39.0 (2022-06-25)", "Django 4.0 release notes", "What’s
         New In Python 3.8", a title), which a release's notes give once for all their
-        items; "" otherwise."""
+        items; asked when it changed or when the release that changed it came out, the
+        nearest such heading that dates the release ("Release 4.4.0 (released Jan 17,
+        2022)"). "" otherwise."""
         if (
-            self.kind not in ("version", "comparison")
+            self.kind not in _RELEASED_KINDS
             or not self.events
             or holds_answer(self.kind, sentence)
             or not events_in(sentence, self.kind) & self.events
         ):
             return ""
         for heading in reversed(frame.split("\n")):
-            if version_lines(heading) or (
-                _RELEASE_NAMED.search(heading) and holds_answer(self.kind, heading)
-            ):
+            named = version_lines(heading) or _RELEASE_NAMED.search(heading)
+            if self.kind == "date":  # the release's date: "Release 4.4.0 (released Jan 17, 2022)"
+                if named and holds_answer("date", heading):
+                    return heading
+            elif version_lines(heading) or (named and holds_answer(self.kind, heading)):
                 return heading
         return ""
 
@@ -1909,7 +1919,7 @@ class Asked(NamedTuple):
         support for hidden configuration file …" under "pytest 7.2.0 (2022-10-23)"). A
         reader needs that heading's line quoted with the sentence: it holds the value."""
         found: list[str] = []
-        if self.kind not in ("version", "comparison") or not self.events:
+        if self.kind not in _RELEASED_KINDS or not self.events:
             return found  # no release asked of a change (`release_above`): no sentence read
         for sentence, under in _read_sentences(text, frame_at):
             release = self.release_above(self._ungiven(sentence), under)
