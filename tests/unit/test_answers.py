@@ -262,6 +262,16 @@ def test_what_a_question_sets_aside_names_no_subject() -> None:
     assert subjects(ever) == [({"openssl", "iv"}, [])]
 
 
+def test_an_example_in_brackets_names_no_subject() -> None:
+    """ "(say, a WebDAV PROPPATCH)" shows a case of what is asked, to the bracket's end:
+    the directive's page answers, though it names neither."""
+    question = (
+        "What's the largest XML request body (say, a WebDAV PROPPATCH) that Apache "
+        "httpd accepts out of the box, in bytes?"
+    )
+    assert subjects(question) == [({"apache", "xml"}, [])]
+
+
 def test_an_example_the_question_gives_names_no_subject_nor_code_to_match() -> None:
     """ "e.g. ANALYZE (VERBOSE, SKIP_LOCKED)" shows what the options look like: the
     sentence that dates the option list need not name these two."""

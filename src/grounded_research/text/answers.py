@@ -802,9 +802,11 @@ def scene_names(question: str) -> set[str]:
 # "instead of" or "rather than": what those name is often what the answer replaces and
 # its passage names ("What should code use instead of click.get_terminal_size()?"). An
 # example it gives, to the end of its sentence: "for ANALYZE, e.g. ANALYZE (VERBOSE,
-# SKIP_LOCKED)" asks of ANALYZE's options, and the answer need not name these two.
+# SKIP_LOCKED)" asks of ANALYZE's options, and the answer need not name these two; in
+# brackets, to their end: "the largest XML request body (say, a WebDAV PROPPATCH)".
 _ASIDE = re.compile(
     r"\bwithout\s+(?:(?:ever|even|first|just|also|\w+ly)\s+)?\w+ing\b[^,;:?!.。，；：？！]*|"
+    r"\((?:e\.\s?g\.|say,|for\s+(?:example|instance)\b)[^()]*\)|"
     r"(?<!\w)(?:e\.\s?g\.|for\s+(?:example|instance)\b)(?:(?!\.\s)[^?!。？！])*",
     re.IGNORECASE,
 )
