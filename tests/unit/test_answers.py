@@ -90,6 +90,10 @@ from grounded_research.text.tokenize import tokenize
         ("Which port does apt-cacher-ng listen on by default?", "quantity"),
         # a measure asked by its noun alone, without a word for a default or a bound
         ("Which port does the installer's web interface listen on?", "quantity"),
+        (
+            "If I pipe text through the wordwrap filter, at what line width does it wrap?",
+            "quantity",
+        ),
         ("What priority does apt raise it to?", "quantity"),
         # a release asked for in other words
         ("From which Apache 2.4 release on is mod_brotli available?", "version"),

@@ -86,9 +86,10 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _SETTING_NOUNS = "limit|size|number|value|length|port|timeout"  # "what is the default port"
-_MEASURES = (  # "what energy density", "what price"
-    "density|capacity|speed|rate|size|length|weight|price|cost|range|temperature|voltage|"
-    "percentage|share|amount|level|quality"
+_MEASURES = (  # "what energy density", "what price", "at what line width"
+    "density|capacity|speed|rate|size|length|width|height|depth|weight|price|cost|range|"
+    "temperature|voltage|percentage|share|amount|level|quality|interval|delay|duration|"
+    "lifetime|threshold"
 )
 # Nouns of a measure: "Which port does it listen on by default?" asks for a number.
 _MEASURE_NOUN = re.compile(  # a noun a "which X" asks a number with, in English or Chinese
