@@ -604,6 +604,14 @@ def test_a_whats_new_item_dates_one_side_of_a_comparison_through_its_title() -> 
     assert not compared.answered_by(removed, "What’s New In Python 3.8\nmath")  # another event
 
 
+def test_digits_of_a_path_or_an_identifier_are_no_quantity() -> None:
+    """ "/etc/grub.d/40_custom" names a file: no count of seconds; "40_000" is a number."""
+    assert not holds_answer("quantity", "Modify the `/etc/grub.d/40_custom` file.")
+    assert not holds_answer("quantity", "Copy it to 40_custom first.")
+    assert holds_answer("quantity", "The timeout is 40_000 milliseconds.")
+    assert holds_answer("quantity", "The default is 40.")
+
+
 def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     size = Asked.of("How many megabytes may Sphinx's search index cache use by default?")
     days = "The default is `5`, meaning five days."

@@ -148,7 +148,8 @@ _NUMBER_WORDS = (  # "The default is five minutes": docs write small numbers in 
 )
 _NUMBER_HOLDER = re.compile(  # not digits a name ends with ("FAT32", "sha256", "x86_64"),
     # but a level or release after its v ("debhelper V10")
-    r"(?:(?<![A-Za-z_\d.])|(?<=(?<![A-Za-z])[vV]))(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)|"
+    r"(?:(?<![A-Za-z_\d.])|(?<=(?<![A-Za-z])[vV]))(?!(?:19|20)\d\d(?!\d))\d+(?:[.,]\d+)*(?![\d.]*\d)"
+    r"(?!_[A-Za-z])|"  # nor digits an identifier starts with ("40_custom")
     rf"\b(?:unlimited|no limit|infinity|zero|{_NUMBER_WORDS})\b|无限|不限|"
     # a count in Chinese numerals ("两个字符", "十秒"); "一个" is the article "a"
     r"(?!一[个种条项])[零一二两三四五六七八九十百千万]+(?:个|位|次|天|秒|分钟|小时|周|年|"
@@ -375,6 +376,7 @@ def holds_answer(kind: AnswerKind, sentence: str) -> bool:
         unnamed = _NUMBERED_RELEASE.sub(" ", unnamed)  # nor a release's ("New in version 0.6")
         unnamed = _ISSUE_NUMBER.sub(" ", unnamed)  # nor an issue's ("bug #727708")
         unnamed = _FOOTNOTE_MARK.sub(" ", unnamed)  # nor a footnote's ("<sup>\[6\]</sup>")
+        unnamed = _FILE_OR_ADDRESS.sub(" ", unnamed)  # nor a path's ("/etc/grub.d/40_custom")
         return bool(quantities(unnamed)) or _NUMBER_HOLDER.search(unnamed) is not None
     if kind == "name":
         return _CODE.search(sentence) is not None or bool(named_terms(sentence))
