@@ -635,6 +635,11 @@ def test_a_quantity_asked_in_one_dimension_is_not_given_in_another() -> None:
     assert days_zh.measures_otherwise("委员会做了四个决定。")
     assert days_zh.measures_otherwise("你可以显示从最后一次启动以来的日志。")
     assert not days_zh.measures_otherwise("日志默认保留 30 天。")
+    money = Asked.of("How much money did the crowdfunding campaign for the book raise?")
+    assert money.dimension == "money"
+    assert money.measures_otherwise("5 years after the fund-raising campaigns, we dropped it.")
+    assert not money.measures_otherwise("The campaign raised $25,000 in two months.")
+    assert not money.measures_otherwise("It raised 25,000 euros.")
     # a year is a date, not a time the quantity is measured in
     assert not Asked.of("软件包保留多少天？").measures_otherwise("在 2014 年保留 5。")
     assert Asked.of("软件包保留多少天？").measures_otherwise("保留 3 个字节。")

@@ -1275,8 +1275,8 @@ _MEASURE_ASKED = re.compile(
 )
 # A number as docs write it before a unit: in digits or in words ("five days", "a minute").
 _AMOUNT = rf"(?:\d+(?:[.,]\d+)*[\s-]*|\b(?:an?|one|{_NUMBER_WORDS})[\s-]+)"
-# A question that asks for a quantity in one dimension, and a quantity said in it: size or
-# time. ("How long" asks for a time when a verb follows: "how long does it wait", not
+# A question that asks for a quantity in one dimension, and a quantity said in it: size,
+# time or money. ("How long" asks for a time when a verb follows: "how long does it wait", not
 # "how long is the bridge".)
 _DIMENSIONS = {
     "size": (
@@ -1288,6 +1288,17 @@ _DIMENSIONS = {
         re.compile(
             rf"{_AMOUNT}(?:[kmgtp]i?b|bytes?|(?:kilo|mega|giga|tera)bytes?)\b|"
             r"\d\s*(?:[KMGT]i?B|字节)",
+            re.IGNORECASE,
+        ),
+    ),
+    "money": (  # "How much money did the campaign raise?" is not answered by "5 years"
+        re.compile(
+            r"\bhow\s+much\s+(?:money|funding)\b|\bhow\s+much\s+(?:\w+\s+){0,3}(?:cost|raise)d?\b|"
+            r"\bwhat\s+(?:\w+\s+)?(?:price|cost)\b|多少钱",
+            re.IGNORECASE,
+        ),
+        re.compile(
+            r"[$€£¥]\s?\d|\d\s*(?:dollars?|euros?|pounds?|usd|eur|gbp)\b|\d\s*(?:元|美元|欧元)",
             re.IGNORECASE,
         ),
     ),
@@ -1310,8 +1321,9 @@ _DIMENSIONS = {
 
 
 def asked_dimension(question: str) -> str:
-    """The dimension a question asks its quantity in, "size" or "time" ("how many
-    megabytes", "how much time does it give"), or ""."""
+    """The dimension a question asks its quantity in, "size", "time" or "money" ("how
+    many megabytes", "how much time does it give", "how much money did it raise"), or
+    ""."""
     return next((d for d, (asked, _) in _DIMENSIONS.items() if asked.search(question)), "")
 
 
