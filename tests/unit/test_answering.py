@@ -1449,6 +1449,16 @@ def test_an_item_under_a_release_label_is_answered_with_the_label_line(tmp_path:
             "`readarray`",
             "A synonym for `mapfile`.",
         ),
+        (  # a name that joins words the question says apart ("log … host")
+            "installer/parameters.md",
+            "# Boot parameters\n\n## Installer parameters\n\n### log_host, log_port\n\n"
+            "Causes the installer to send log messages to a remote syslog on the "
+            "specified host and port.\n\n### lowmem\n\nForces the low memory level.\n",
+            "Which boot parameter makes the installer send its log messages to a remote "
+            "syslog host?",
+            "log_host, log_port",
+            "Causes the installer to send log messages to a remote syslog",
+        ),
     ],
 )
 def test_the_value_or_name_an_entry_s_heading_gives_is_quoted_as_the_answer(

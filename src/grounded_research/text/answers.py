@@ -1857,13 +1857,16 @@ class Asked(NamedTuple):
         if self.kind != "name" or not headings:
             return ""
         words = unescaped(LINE_MARKER.sub("", headings[-1])).strip().strip("*").split()
-        marked = words[0].rstrip("¶") if words else ""
+        marked = words[0].rstrip("¶,;") if words else ""  # the first of "log_host, log_port"
         name = marked.strip("`*")
         in_code = len(marked) > len(name) + 1 and marked[0] == marked[-1] == "`"
         if not (_CODE_NAME.fullmatch(name) or (in_code and _CODE_WORD.fullmatch(name))):
             return ""
-        if name.lower() in self.codes or set(tokenize(name)) <= self.words | self.names:
-            return ""  # the question's own name: not the one asked for
+        # the question's own name is not the one asked for: its code name, or a word it
+        # says; a name of several words may join the question's ("log_host", "log … host")
+        said = tokenize(name)
+        if name.lower() in self.codes or (len(said) == 1 and set(said) <= self.words | self.names):
+            return ""
         return name
 
     def under_other_code(self, frame: str) -> bool:
