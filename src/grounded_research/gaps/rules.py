@@ -36,6 +36,7 @@ from grounded_research.text.answers import (
     said_anywhere,
     says_word,
     scene_names,
+    scene_subjects,
     subjects,
     supposed_measures,
 )
@@ -349,9 +350,10 @@ def unnamed_subjects(
     # only the products the corpus files documents under and the releases count; not
     # those releases when the clause names the ones it asks of ("pytest kept a 4.6 branch
     # for Python 2 users. Which came first, pytest 4.6.11 or pytest 5.4.3?").
-    clause = question_clause(sub_question.text)
-    asked_of = {n for names, _ in subjects(clause) for n in names}
-    clause_names_releases = releases_asked_in(sub_question.text) == clause
+    scene = scene_subjects(sub_question.text)
+    clause_names_releases = releases_asked_in(sub_question.text) == question_clause(
+        sub_question.text
+    )
     settings = set(setting_releases(sub_question.text))
     found = [*ranked, *state.found_for(sub_question.id)]
     unnamed: list[tuple[set[str], list[str]]] = []
@@ -362,7 +364,7 @@ def unnamed_subjects(
         # page found naming it or a point release of it, answer for it; docs that
         # predate it do not ("Moving to OpenSSL 3.4: …" of OpenSSL 3.0's pages).
         setting = bool(phrases) and set(phrases) <= settings
-        if clause != sub_question.text and not names & asked_of:
+        if subject in scene:
             names = names & filed
             phrases = [] if clause_names_releases else phrases
             if not names and not phrases:
@@ -390,13 +392,11 @@ def setting_releases(question: str) -> list[str]:
     relay runs Postfix 3.7 with …", "… on a Debian 11 server."): the reader's setting,
     when the clause that asks names no release of its own and asks for no date, version
     or order of releases."""
-    clause = question_clause(question)
-    if clause == question or releases_asked_in(question) == clause:
-        return []
+    if releases_asked_in(question) == question_clause(question):
+        return []  # the question opens asking, or its clause names its own releases
     if asked_kind(question) in ("date", "version", "comparison"):
         return []
-    asked_of = {n for names, _ in subjects(clause) for n in names}
-    return [p for names, phrases in subjects(question) if not names & asked_of for p in phrases]
+    return [phrase for _, phrases in scene_subjects(question) for phrase in phrases]
 
 
 def subject_queries(

@@ -778,24 +778,31 @@ def subjects(question: str) -> list[tuple[set[str], list[str]]]:
     return groups
 
 
-def scene_names(question: str) -> set[str]:
-    """The names of the subjects only the scene a question sets before its asking clause
-    gives (`question_clause`): "Quick one: if code in a worker thread sets
-    process.env.FOO, does the main thread see the new value?" asks of the main thread,
-    and a passage that answers need name neither "Quick" nor FOO. Not a release the
-    scene gives ("In PostgreSQL 15, what did pg_start_backup() become?"), unless the
-    clause names its own (`releases_asked_in`). Context, unless the corpus files
-    documents under them ("Our relay runs Postfix 3.6. Starting with which version …":
-    `filed_names`), which the caller knows."""
+def scene_subjects(question: str) -> list[tuple[set[str], list[str]]]:
+    """The subjects (`subjects`) only the scene a question sets before its asking clause
+    gives (`question_clause`): those none of whose names the clause names ("Using AES-GCM
+    through the EVP interface: what IV length does OpenSSL assume?" sets AES-GCM and
+    EVP). None when the question opens asking."""
     clause = question_clause(question)
     if clause == question:
-        return set()
+        return []
     asked_of = {name for names, _ in subjects(clause) for name in names}
-    releases_set = releases_asked_in(question) != clause
+    return [subject for subject in subjects(question) if not subject[0] & asked_of]
+
+
+def scene_names(question: str) -> set[str]:
+    """The names of the subjects only the scene gives (`scene_subjects`): "Quick one: if
+    code in a worker thread sets process.env.FOO, does the main thread see the new
+    value?" asks of the main thread, and a passage that answers need name neither
+    "Quick" nor FOO. Not a release the scene gives ("In PostgreSQL 15, what did
+    pg_start_backup() become?"), unless the clause names its own (`releases_asked_in`).
+    Context, unless the corpus files documents under them ("Our relay runs Postfix 3.6.
+    Starting with which version …": `filed_names`), which the caller knows."""
+    releases_set = releases_asked_in(question) != question_clause(question)
     return {
         name
-        for names, phrases in subjects(question)
-        if not names & asked_of and not (phrases and releases_set)
+        for names, phrases in scene_subjects(question)
+        if not (phrases and releases_set)
         for name in names
     }
 
@@ -1795,11 +1802,12 @@ class Asked(NamedTuple):
         ):
             return ""
         for heading in reversed(frame.split("\n")):
-            named = version_lines(heading) or _RELEASE_NAMED.search(heading)
+            numbered = bool(version_lines(heading))  # a changelog's "2.26.0 (2021-07-13)"
+            named = numbered or _RELEASE_NAMED.search(heading) is not None
             if self.kind == "date":  # the release's date: "Release 4.4.0 (released Jan 17, 2022)"
                 if named and holds_answer("date", heading):
                     return heading
-            elif version_lines(heading) or (named and holds_answer(self.kind, heading)):
+            elif numbered or (named and holds_answer(self.kind, heading)):
                 return heading
         return ""
 
