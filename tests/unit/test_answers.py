@@ -1434,6 +1434,19 @@ def test_a_clause_that_asks_may_open_with_a_preposition() -> None:
     assert question_clause("Is it on, in which case what?") == "Is it on, in which case what?"
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The author of The Thing of It Is... is what nationality?",  # a title's dots
+        "James Fieser received his B.A. from what college?",  # an initial's full stop
+    ],
+)
+def test_a_title_s_dots_or_an_initial_s_full_stop_ends_no_sentence(question: str) -> None:
+    """The question goes on after them: no scene is set before its asking clause."""
+    assert question_clause(question) == question
+    assert question_clause("Sam Hartman wrote it. When was that?") == "When was that?"
+
+
 def test_a_feature_named_at_the_opening_is_featured_a_function_word_is_not() -> None:
     question = "The include_patterns option: what Sphinx version first had it?"
     assert featured_word(question) == "include_patterns"

@@ -240,12 +240,14 @@ _OPENS_ASKING = re.compile(
     re.IGNORECASE,
 )
 _WH_WORDS = r"(?:what|which|who|whom|whose|why|how|when|where)\b"
+_SENTENCE_END = r"(?<![.…])(?<!\b[A-Z])[.?!]"
 _ASKING_CLAUSE = re.compile(  # a later clause that asks: ". When was that?", ": what …",
     # ". In which release …"; ", is the old kernel kept?"; not a verb the question goes on
     # with (", is written by someone born in what year?") nor a relative clause (", in
-    # which case …")
-    rf"(?:[.:;?!,]|\s[—–-])\s+(?={_WH_WORDS})|"
-    rf"(?:[.:;?!]|\s[—–-])\s+(?={_ASKED_AFTER}{_WH_WORDS}|{_AUX_WORDS})|"
+    # which case …"); a sentence ends at a full stop, not at a title's dots ("Based on a
+    # True Story... is an album by which …") nor an initial's ("his B.A. from what …")
+    rf"(?:{_SENTENCE_END}|[:;,]|\s[—–-])\s+(?={_WH_WORDS})|"
+    rf"(?:{_SENTENCE_END}|[:;]|\s[—–-])\s+(?={_ASKED_AFTER}{_WH_WORDS}|{_AUX_WORDS})|"
     rf",\s+(?={_AUX_WORDS}(?![^?]*\b{_WH_WORDS}))",
     re.IGNORECASE,
 )
