@@ -31,11 +31,11 @@ from grounded_research.text.answers import (
     names_one_of,
     passage_names,
     phrase_as_written,
-    question_clause,
     releases_asked_in,
     said_anywhere,
     says_word,
     scene_names,
+    scene_releases_asked,
     scene_subjects,
     subjects,
     supposed_measures,
@@ -351,9 +351,7 @@ def unnamed_subjects(
     # those releases when the clause names the ones it asks of ("pytest kept a 4.6 branch
     # for Python 2 users. Which came first, pytest 4.6.11 or pytest 5.4.3?").
     scene = scene_subjects(sub_question.text)
-    clause_names_releases = releases_asked_in(sub_question.text) == question_clause(
-        sub_question.text
-    )
+    scene_releases = scene_releases_asked(sub_question.text)
     settings = set(setting_releases(sub_question.text))
     found = [*ranked, *state.found_for(sub_question.id)]
     unnamed: list[tuple[set[str], list[str]]] = []
@@ -366,7 +364,7 @@ def unnamed_subjects(
         setting = bool(phrases) and set(phrases) <= settings
         if subject in scene:
             names = names & filed
-            phrases = [] if clause_names_releases else phrases
+            phrases = phrases if scene_releases else []
             if not names and not phrases:
                 continue
             subject = (names, phrases)
@@ -392,10 +390,10 @@ def setting_releases(question: str) -> list[str]:
     relay runs Postfix 3.7 with …", "… on a Debian 11 server."): the reader's setting,
     when the clause that asks names no release of its own and asks for no date, version
     or order of releases."""
-    if releases_asked_in(question) == question_clause(question):
-        return []  # the question opens asking, or its clause names its own releases
     if asked_kind(question) in ("date", "version", "comparison"):
         return []
+    if not scene_releases_asked(question):
+        return []  # it sets no scene, or its clause names releases of its own
     return [phrase for _, phrases in scene_subjects(question) for phrase in phrases]
 
 

@@ -289,6 +289,12 @@ def releases_asked_in(question: str) -> str:
     return clause if clause != question and key_phrases(clause) else question
 
 
+def scene_releases_asked(question: str) -> bool:
+    """Whether the releases the scene a question sets are what it asks of: it sets one,
+    and its asking clause names no release of its own (`releases_asked_in`)."""
+    return releases_asked_in(question) != question_clause(question)
+
+
 def asked_kind(question: str) -> AnswerKind:
     """The kind of answer the question asks for, by the form of its asking clause
     (`question_clause`); whether it compares two things, by the whole of it ("Sphinx
@@ -800,7 +806,7 @@ def scene_names(question: str) -> set[str]:
     pg_start_backup() become?"), unless the clause names its own (`releases_asked_in`).
     Context, unless the corpus files documents under them ("Our relay runs Postfix 3.6.
     Starting with which version …": `filed_names`), which the caller knows."""
-    releases_set = releases_asked_in(question) != question_clause(question)
+    releases_set = scene_releases_asked(question)
     return {
         name
         for names, phrases in scene_subjects(question)

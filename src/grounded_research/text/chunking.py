@@ -35,7 +35,6 @@ _BLOCK_LINE = re.compile(
 )
 _HEADING = re.compile(r"^[ \t]*(#{1,6})[ \t]+(.+?)[ \t#¶]*$", re.MULTILINE)
 HEADING_LINE = re.compile(r"#{1,6}\s")  # a sentence span (`sentences`) that is a heading
-
 # A line that opens an item of a list: the item's earlier sentences lead its later ones, not
 # the items before it (each option of a list has its own "**Default:**").
 LIST_ITEM = re.compile(rf"[ \t]*{_ITEM_MARK}")
